@@ -1,0 +1,69 @@
+//! JS values ↔ core types.
+
+use horosvec_core::{SearchHit, VectorId};
+use napi::bindgen_prelude::{Either, Float32Array};
+use napi_derive::napi;
+
+/// A JS id: a number (non-negative safe integer) or a string.
+pub type JsId = Either<f64, String>;
+
+/// JS ids → core ids (numbers are checked by the core: `HV_INVALID_ARGUMENT`).
+pub fn ids_in(ids: Vec<JsId>) -> horosvec_core::Result<Vec<VectorId>> {
+    ids.into_iter().map(id_in).collect()
+}
+
+/// One JS id → core id.
+pub fn id_in(id: JsId) -> horosvec_core::Result<VectorId> {
+    match id {
+        Either::A(n) => VectorId::from_f64(n),
+        Either::B(s) => Ok(VectorId::Str(s)),
+    }
+}
+
+/// Core id → JS id.
+pub fn id_out(id: VectorId) -> JsId {
+    match id {
+        VectorId::Int(n) => Either::A(n as f64),
+        VectorId::Str(s) => Either::B(s),
+    }
+}
+
+/// The hits of one query, column-wise: `ids[i]`, `distances[i]` (lower is closer) and
+/// `metadata[i]` (JSON text or null) describe hit i, best first.
+#[napi(object)]
+pub struct RawHits {
+    pub ids: Vec<JsId>,
+    pub distances: Float32Array,
+    pub metadata: Vec<Option<String>>,
+}
+
+/// Core hits → column-wise JS hits.
+pub fn hits_out(hits: Vec<SearchHit>) -> RawHits {
+    let mut ids = Vec::with_capacity(hits.len());
+    let mut distances = Vec::with_capacity(hits.len());
+    let mut metadata = Vec::with_capacity(hits.len());
+    for h in hits {
+        ids.push(id_out(h.id));
+        distances.push(h.distance);
+        metadata.push(h.metadata);
+    }
+    RawHits { ids, distances: Float32Array::new(distances), metadata }
+}
+
+/// A stored record: its vector (`dim` values) and metadata JSON text.
+#[napi(object)]
+pub struct RawRecord {
+    pub vector: Float32Array,
+    pub metadata: Option<String>,
+}
+
+/// Collection facts (see `horosvec_core::Stats`).
+#[napi(object)]
+pub struct RawStats {
+    pub size: f64,
+    pub dim: u32,
+    pub metric: String,
+    pub kernel: String,
+    pub mode: String,
+    pub vector_bytes: f64,
+}

@@ -1,0 +1,97 @@
+//! `CoreCollection`: the wasm class over `horosvec_core::Collection`, with the same method names
+//! as the Node binding's synchronous methods. `close()` drops the core value; later calls fail
+//! with `HV_CLOSED`.
+
+use horosvec_core::{Collection, Error, Metric, SearchOptions};
+use js_sys::Array;
+use wasm_bindgen::prelude::*;
+
+use crate::convert::{err, hits_out, id_in, ids_in, metadata_in, record_out, stats_out};
+
+/// An in-memory collection (raw binding; the public API is the JS `Collection` in `npm/lib`).
+#[wasm_bindgen]
+pub struct CoreCollection {
+    inner: Option<Collection>,
+}
+
+impl CoreCollection {
+    fn col(&self) -> Result<&Collection, JsValue> {
+        self.inner.as_ref().ok_or_else(|| err(Error::Closed))
+    }
+    fn col_mut(&mut self) -> Result<&mut Collection, JsValue> {
+        self.inner.as_mut().ok_or_else(|| err(Error::Closed))
+    }
+}
+
+fn opts(k: f64, include_metadata: bool) -> Result<SearchOptions, JsValue> {
+    let mut o = SearchOptions::from_f64(k).map_err(err)?;
+    o.include_metadata = include_metadata;
+    Ok(o)
+}
+
+#[wasm_bindgen]
+impl CoreCollection {
+    /// A new empty collection. `dim`: integer 1..=65536; `metric`: "l2" | "cosine" | "ip" | "l1".
+    pub fn create(dim: f64, metric: &str) -> Result<CoreCollection, JsValue> {
+        let dim = horosvec_core::collection::parse_dim(dim).map_err(err)?;
+        let metric = Metric::parse(metric).map_err(err)?;
+        Ok(CoreCollection { inner: Some(Collection::new(dim, metric).map_err(err)?) })
+    }
+
+    /// Number of records.
+    #[wasm_bindgen(getter)]
+    pub fn size(&self) -> Result<f64, JsValue> {
+        Ok(self.col()?.len() as f64)
+    }
+
+    /// Facts about the collection.
+    pub fn stats(&self) -> Result<JsValue, JsValue> {
+        Ok(stats_out(&self.col()?.stats()))
+    }
+
+    /// Inserts records. `vectors`: `n × dim` row-major.
+    pub fn add(&mut self, ids: Array, vectors: &[f32], metadata: Option<Array>) -> Result<(), JsValue> {
+        let ids = ids_in(&ids).map_err(err)?;
+        let metadata = metadata_in(metadata).map_err(err)?;
+        self.col_mut()?.add(ids, vectors, metadata).map_err(err)
+    }
+
+    /// Inserts or replaces records.
+    pub fn upsert(&mut self, ids: Array, vectors: &[f32], metadata: Option<Array>) -> Result<(), JsValue> {
+        let ids = ids_in(&ids).map_err(err)?;
+        let metadata = metadata_in(metadata).map_err(err)?;
+        self.col_mut()?.upsert(ids, vectors, metadata).map_err(err)
+    }
+
+    /// Deletes records; returns the number deleted.
+    pub fn delete(&mut self, ids: Array) -> Result<u32, JsValue> {
+        let ids = ids_in(&ids).map_err(err)?;
+        Ok(self.col_mut()?.delete(&ids) as u32)
+    }
+
+    /// The record of `id` (`{ vector, metadata }`), or undefined.
+    pub fn get(&self, id: JsValue) -> Result<JsValue, JsValue> {
+        let id = id_in(&id).map_err(err)?;
+        Ok(self.col()?.get(&id).map(|(v, m)| record_out(v, m)).unwrap_or(JsValue::UNDEFINED))
+    }
+
+    /// Exact search for one query.
+    pub fn search(&self, query: &[f32], k: f64, include_metadata: bool) -> Result<JsValue, JsValue> {
+        let o = opts(k, include_metadata)?;
+        let hits = self.col()?.search(query, &o).map_err(err)?;
+        Ok(hits_out(&hits))
+    }
+
+    /// Exact search for `n` queries (`n × dim` row-major); an array of per-query hits.
+    #[wasm_bindgen(js_name = searchBatch)]
+    pub fn search_batch(&self, queries: &[f32], k: f64, include_metadata: bool) -> Result<Array, JsValue> {
+        let o = opts(k, include_metadata)?;
+        let all = self.col()?.search_batch(queries, &o).map_err(err)?;
+        Ok(all.iter().map(|h| hits_out(h)).collect())
+    }
+
+    /// Releases the collection; later calls fail with `HV_CLOSED`. Closing twice is allowed.
+    pub fn close(&mut self) {
+        self.inner = None;
+    }
+}

@@ -1,0 +1,98 @@
+//! JS values ↔ core types, and core errors → JS `Error`s with `code`.
+
+use horosvec_core::{Error, SearchHit, VectorId};
+use js_sys::{Array, Float32Array, Object, Reflect};
+use wasm_bindgen::prelude::*;
+
+/// Core error → JS `Error` with `code` = the stable code and message `"<CODE>: <message>"`.
+pub fn err(e: Error) -> JsValue {
+    let code = e.code().as_str();
+    let js = js_sys::Error::new(&format!("{code}: {e}"));
+    // Reflect.set on a fresh Error object cannot fail.
+    let _ = Reflect::set(&js, &"code".into(), &code.into());
+    js.into()
+}
+
+/// A JS id (number or string) → core id.
+pub fn id_in(v: &JsValue) -> horosvec_core::Result<VectorId> {
+    if let Some(n) = v.as_f64() {
+        VectorId::from_f64(n)
+    } else if let Some(s) = v.as_string() {
+        Ok(VectorId::Str(s))
+    } else {
+        Err(Error::invalid_argument("an id must be a string or a non-negative safe integer"))
+    }
+}
+
+/// A JS array of ids → core ids.
+pub fn ids_in(ids: &Array) -> horosvec_core::Result<Vec<VectorId>> {
+    ids.iter().map(|v| id_in(&v)).collect()
+}
+
+/// Core id → JS value.
+pub fn id_out(id: &VectorId) -> JsValue {
+    match id {
+        VectorId::Int(n) => JsValue::from_f64(*n as f64),
+        VectorId::Str(s) => JsValue::from_str(s),
+    }
+}
+
+/// A JS array of (string | null | undefined) metadata → core metadata.
+pub fn metadata_in(m: Option<Array>) -> horosvec_core::Result<Option<Vec<Option<String>>>> {
+    let Some(m) = m else { return Ok(None) };
+    m.iter()
+        .map(|v| {
+            if v.is_null() || v.is_undefined() {
+                Ok(None)
+            } else {
+                v.as_string().map(Some).ok_or_else(|| Error::invalid_argument("metadata must be JSON text"))
+            }
+        })
+        .collect::<horosvec_core::Result<Vec<_>>>()
+        .map(Some)
+}
+
+fn set(o: &Object, k: &str, v: &JsValue) {
+    // Reflect.set on a plain fresh object cannot fail.
+    let _ = Reflect::set(o, &k.into(), v);
+}
+
+fn opt_str(s: Option<&str>) -> JsValue {
+    s.map(JsValue::from_str).unwrap_or(JsValue::NULL)
+}
+
+/// Core hits → `{ ids, distances: Float32Array, metadata }` (column-wise, best first).
+pub fn hits_out(hits: &[SearchHit]) -> JsValue {
+    let ids = Array::new_with_length(hits.len() as u32);
+    let meta = Array::new_with_length(hits.len() as u32);
+    let d: Vec<f32> = hits.iter().map(|h| h.distance).collect();
+    for (i, h) in hits.iter().enumerate() {
+        ids.set(i as u32, id_out(&h.id));
+        meta.set(i as u32, opt_str(h.metadata.as_deref()));
+    }
+    let o = Object::new();
+    set(&o, "ids", &ids);
+    set(&o, "distances", &Float32Array::from(&d[..]));
+    set(&o, "metadata", &meta);
+    o.into()
+}
+
+/// A stored record → `{ vector: Float32Array, metadata }`.
+pub fn record_out(v: &[f32], m: Option<&str>) -> JsValue {
+    let o = Object::new();
+    set(&o, "vector", &Float32Array::from(v));
+    set(&o, "metadata", &opt_str(m));
+    o.into()
+}
+
+/// Core stats → a plain object with the same fields as the Node binding's `RawStats`.
+pub fn stats_out(s: &horosvec_core::Stats) -> JsValue {
+    let o = Object::new();
+    set(&o, "size", &(s.size as f64).into());
+    set(&o, "dim", &(s.dim as f64).into());
+    set(&o, "metric", &s.metric.as_str().into());
+    set(&o, "kernel", &s.kernel.into());
+    set(&o, "mode", &s.mode.into());
+    set(&o, "vectorBytes", &(s.vector_bytes as f64).into());
+    o.into()
+}

@@ -1,0 +1,209 @@
+//! The one error type of horosvec. Every failure that can reach a user carries a stable string
+//! code ([`ErrorCode::as_str`], e.g. `HV_DIM_MISMATCH`) that the Node and wasm bindings put on the
+//! JS `Error`'s `code` property. Codes never change meaning; `docs/errors.md` is rendered from
+//! [`ErrorCode::ALL`] by a test, so the table cannot drift from the code.
+
+use std::fmt;
+
+/// Result alias used across the core.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Stable error codes. The string form ([`ErrorCode::as_str`]) is the public contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// `HV_DIM_MISMATCH`: a vector's length is not the collection's `dim` (or a flat batch's
+    /// length is not a multiple of `dim`).
+    DimMismatch,
+    /// `HV_INVALID_VECTOR`: a vector holds NaN or ±Infinity, or is all zeros under the cosine metric.
+    InvalidVector,
+    /// `HV_INVALID_ARGUMENT`: an argument is out of its domain (k ≤ 0, unknown metric, empty batch,
+    /// ids and vectors of different counts, an id that is neither a string nor a safe non-negative integer…).
+    InvalidArgument,
+    /// `HV_DUPLICATE_ID`: `add` was given an id that already exists, or one batch names an id twice.
+    DuplicateId,
+    /// `HV_NOT_FOUND`: the named record does not exist (only where absence is an error).
+    NotFound,
+    /// `HV_CLOSED`: the collection was closed; every later call fails with this code.
+    Closed,
+    /// `HV_IO`: the operating system refused a read or write (unwritable path, missing file…).
+    Io,
+    /// `HV_CORRUPT`: stored bytes fail a check (bad magic, checksum, truncated file, impossible sizes).
+    Corrupt,
+    /// `HV_INTERNAL`: a bug in horosvec (a caught panic); the operation had no effect on stored data.
+    Internal,
+}
+
+impl ErrorCode {
+    /// Every code, in documentation order.
+    pub const ALL: &'static [ErrorCode] = &[
+        ErrorCode::DimMismatch,
+        ErrorCode::InvalidVector,
+        ErrorCode::InvalidArgument,
+        ErrorCode::DuplicateId,
+        ErrorCode::NotFound,
+        ErrorCode::Closed,
+        ErrorCode::Io,
+        ErrorCode::Corrupt,
+        ErrorCode::Internal,
+    ];
+
+    /// The stable string form, e.g. `"HV_DIM_MISMATCH"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::DimMismatch => "HV_DIM_MISMATCH",
+            ErrorCode::InvalidVector => "HV_INVALID_VECTOR",
+            ErrorCode::InvalidArgument => "HV_INVALID_ARGUMENT",
+            ErrorCode::DuplicateId => "HV_DUPLICATE_ID",
+            ErrorCode::NotFound => "HV_NOT_FOUND",
+            ErrorCode::Closed => "HV_CLOSED",
+            ErrorCode::Io => "HV_IO",
+            ErrorCode::Corrupt => "HV_CORRUPT",
+            ErrorCode::Internal => "HV_INTERNAL",
+        }
+    }
+
+    /// One sentence on when the code is raised (rendered into `docs/errors.md`).
+    pub const fn description(self) -> &'static str {
+        match self {
+            ErrorCode::DimMismatch => "A vector's length differs from the collection's `dim`, or a flat `n × dim` batch has a length that is not a multiple of `dim`.",
+            ErrorCode::InvalidVector => "A vector holds NaN or ±Infinity, or is all zeros under the `cosine` metric (its direction is undefined).",
+            ErrorCode::InvalidArgument => "An argument is outside its domain: `k` not a positive integer, unknown metric, `dim` not in 1..=65536, empty batch, ids/vectors/metadata counts that differ, an id that is neither a string nor a non-negative safe integer, metadata that is not JSON-serialisable.",
+            ErrorCode::DuplicateId => "`add` named an id that is already stored, or one batch (`add` or `upsert`) names the same id twice. Nothing of the batch is applied.",
+            ErrorCode::NotFound => "The named record does not exist, where absence is an error (`get` returns `undefined` instead).",
+            ErrorCode::Closed => "The collection was closed with `close()`; every later call fails with this code.",
+            ErrorCode::Io => "The operating system refused a read or a write (unwritable path, missing file, disk full).",
+            ErrorCode::Corrupt => "Stored or supplied bytes fail a check: bad magic, checksum, truncated file, impossible sizes.",
+            ErrorCode::Internal => "A bug inside horosvec was caught (a Rust panic) before it crossed into JS; the call had no effect. Please report it.",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A horosvec error: a stable [`ErrorCode`] plus a human message. Match on [`Error::code`],
+/// never on the message text.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A vector of `got` values where `expected` (the collection's `dim`) were required.
+    DimMismatch {
+        /// The collection's dimension.
+        expected: usize,
+        /// The length that was supplied.
+        got: usize,
+    },
+    /// Vector number `index` of the call (0-based) is not usable: `reason` says why.
+    InvalidVector {
+        /// Position of the vector in the call's batch (0 for single vectors).
+        index: usize,
+        /// What is wrong, e.g. "NaN at component 3".
+        reason: String,
+    },
+    /// An argument outside its domain.
+    InvalidArgument(String),
+    /// An id that already exists (or appears twice in one batch), rendered for the message.
+    DuplicateId(String),
+    /// A record that does not exist.
+    NotFound(String),
+    /// The collection is closed.
+    Closed,
+    /// An operating-system I/O failure, with its context.
+    Io(String),
+    /// Bytes that fail a format check, with what failed.
+    Corrupt(String),
+    /// A caught internal failure (panic), with its message.
+    Internal(String),
+}
+
+impl Error {
+    /// The stable code of this error.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Error::DimMismatch { .. } => ErrorCode::DimMismatch,
+            Error::InvalidVector { .. } => ErrorCode::InvalidVector,
+            Error::InvalidArgument(_) => ErrorCode::InvalidArgument,
+            Error::DuplicateId(_) => ErrorCode::DuplicateId,
+            Error::NotFound(_) => ErrorCode::NotFound,
+            Error::Closed => ErrorCode::Closed,
+            Error::Io(_) => ErrorCode::Io,
+            Error::Corrupt(_) => ErrorCode::Corrupt,
+            Error::Internal(_) => ErrorCode::Internal,
+        }
+    }
+
+    /// Shorthand for [`Error::InvalidArgument`].
+    pub fn invalid_argument(msg: impl Into<String>) -> Self {
+        Error::InvalidArgument(msg.into())
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::DimMismatch { expected, got } => {
+                write!(f, "vector has {got} components but the collection's dim is {expected}")
+            }
+            Error::InvalidVector { index, reason } => write!(f, "vector {index} is invalid: {reason}"),
+            Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
+            Error::DuplicateId(id) => write!(f, "duplicate id {id}"),
+            Error::NotFound(id) => write!(f, "not found: {id}"),
+            Error::Closed => f.write_str("the collection is closed"),
+            Error::Io(m) => write!(f, "I/O error: {m}"),
+            Error::Corrupt(m) => write!(f, "corrupt data: {m}"),
+            Error::Internal(m) => write!(f, "internal error (please report): {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io(e.to_string())
+    }
+}
+
+/// Renders the error-code table of `docs/errors.md` (a test keeps the file equal to this).
+pub fn render_error_table() -> String {
+    let mut s = String::from(
+        "# Error codes\n\nEvery error horosvec raises is a JS `Error` whose `code` property is one of these stable strings \
+         (in Rust: `horosvec_core::Error::code()`). Match on `code`, never on the message. A failed call leaves stored \
+         data as it was. This file is generated from `core/src/error.rs` by the test `error::tests::docs_table_is_current`; \
+         run `HOROSVEC_BLESS=1 cargo test -p horosvec-core docs_table` after changing a code.\n\n\
+         | code | raised when |\n|---|---|\n",
+    );
+    for c in ErrorCode::ALL {
+        s.push_str(&format!("| `{}` | {} |\n", c.as_str(), c.description()));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_prefixed() {
+        let mut seen = std::collections::HashSet::new();
+        for c in ErrorCode::ALL {
+            assert!(c.as_str().starts_with("HV_"));
+            assert!(seen.insert(c.as_str()));
+        }
+    }
+
+    #[test]
+    fn docs_table_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/errors.md");
+        let want = render_error_table();
+        if std::env::var_os("HOROSVEC_BLESS").is_some() {
+            std::fs::write(path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        assert_eq!(have, want, "docs/errors.md is stale: run HOROSVEC_BLESS=1 cargo test -p horosvec-core docs_table");
+    }
+}

@@ -1,0 +1,155 @@
+//! Exact (brute-force) search over a row-major `n × dim` `f32` matrix: the truth that every
+//! approximate index is measured against.
+//!
+//! Single queries stream the matrix once (memory-bound: QPS ≈ bandwidth / (n · dim · 4 B)).
+//! Batches ([`search_batch`]) walk the matrix in tiles that fit the L2 cache and score each tile
+//! against groups of four queries with the `*_x4` kernels, so each row is read from memory once
+//! per chunk of queries instead of once per query; natively, chunks run on the rayon pool.
+//!
+//! Results are the true top-k under the metric (lower is closer), ties broken by insertion
+//! sequence (earlier first), so results are deterministic.
+
+mod topk;
+
+pub use topk::{Hit, TopK};
+
+use crate::distance::Kernels;
+use crate::types::Metric;
+
+/// A borrowed view of the rows to scan.
+///
+/// Invariants: `vectors.len() == n · dim`; `seqs.len() == n`; `inv_norms.len() == n` when the
+/// metric is cosine (1 / ‖x‖ per row), else it may be empty.
+#[derive(Clone, Copy)]
+pub struct FlatView<'a> {
+    /// Vector dimension.
+    pub dim: usize,
+    /// The metric scores are computed in.
+    pub metric: Metric,
+    /// `n × dim` row-major values.
+    pub vectors: &'a [f32],
+    /// Per-row 1/‖x‖ (cosine only).
+    pub inv_norms: &'a [f32],
+    /// Per-row insertion sequence numbers, the tie-breaker.
+    pub seqs: &'a [u64],
+    /// The kernel set to use.
+    pub kernels: &'static Kernels,
+}
+
+impl FlatView<'_> {
+    fn rows(&self) -> usize {
+        self.seqs.len()
+    }
+
+    /// Distance of prepared query `q` (see [`prepare_query`]) to row `i`; lower is closer.
+    #[inline]
+    pub fn distance(&self, q: &[f32], i: usize) -> f32 {
+        let x = &self.vectors[i * self.dim..(i + 1) * self.dim];
+        let k = self.kernels;
+        match self.metric {
+            Metric::L2 => (k.l2sq_f32)(q, x),
+            Metric::InnerProduct => -(k.dot_f32)(q, x),
+            Metric::Cosine => 1.0 - (k.dot_f32)(q, x) * self.inv_norms[i],
+            Metric::L1 => (k.l1_f32)(q, x),
+        }
+    }
+}
+
+/// Turns a raw query into the form the scan expects: under cosine it is scaled to unit norm
+/// (the caller has rejected zero vectors); other metrics use it as is.
+pub fn prepare_query(metric: Metric, kernels: &Kernels, q: &[f32], out: &mut Vec<f32>) {
+    out.clear();
+    out.extend_from_slice(q);
+    if metric == Metric::Cosine {
+        let n = (kernels.dot_f32)(q, q).sqrt();
+        if n > 0.0 {
+            let inv = 1.0 / n;
+            out.iter_mut().for_each(|v| *v *= inv);
+        }
+    }
+}
+
+/// The exact top-`k` of one prepared query, best first.
+pub fn search_one(view: &FlatView<'_>, q: &[f32], k: usize) -> Vec<Hit> {
+    let mut top = TopK::new(k);
+    for i in 0..view.rows() {
+        let d = view.distance(q, i);
+        top.push(d, view.seqs[i], i as u32);
+    }
+    top.into_sorted()
+}
+
+/// Rows per tile: about 256 KiB of `f32`, so a tile stays in L2 while a chunk of queries scans it.
+fn tile_rows(dim: usize) -> usize {
+    (256 * 1024 / (dim * 4)).clamp(8, 4096)
+}
+
+/// Queries handled by one pass over the matrix (one rayon task natively).
+const CHUNK_QUERIES: usize = 32;
+
+/// Exact top-`k` for `nq` prepared queries stored row-major in `queries` (`nq × dim`), best first.
+pub fn search_batch(view: &FlatView<'_>, queries: &[f32], k: usize) -> Vec<Vec<Hit>> {
+    let dim = view.dim;
+    let chunk_len = CHUNK_QUERIES * dim;
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        queries
+            .par_chunks(chunk_len)
+            .flat_map_iter(|c| scan_chunk(view, c, k))
+            .collect()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        queries.chunks(chunk_len).flat_map(|c| scan_chunk(view, c, k)).collect()
+    }
+}
+
+/// One tiled pass over the matrix for up to [`CHUNK_QUERIES`] queries.
+fn scan_chunk(view: &FlatView<'_>, queries: &[f32], k: usize) -> Vec<Vec<Hit>> {
+    let dim = view.dim;
+    let nq = queries.len() / dim;
+    let mut tops: Vec<TopK> = (0..nq).map(|_| TopK::new(k)).collect();
+    let n = view.rows();
+    let tile = tile_rows(dim);
+    let kern = view.kernels;
+    let q = |j: usize| &queries[j * dim..(j + 1) * dim];
+    let mut start = 0;
+    while start < n {
+        let end = (start + tile).min(n);
+        let mut g = 0;
+        while g < nq {
+            let cnt = (nq - g).min(4);
+            match view.metric {
+                Metric::L1 => {
+                    for j in g..g + cnt {
+                        for i in start..end {
+                            tops[j].push(view.distance(q(j), i), view.seqs[i], i as u32);
+                        }
+                    }
+                }
+                metric => {
+                    // Pad a short group by repeating its last query; extra lanes are ignored.
+                    let group = [q(g), q(g + 1.min(cnt - 1)), q(g + 2.min(cnt - 1)), q(g + 3.min(cnt - 1))];
+                    for i in start..end {
+                        let x = &view.vectors[i * dim..(i + 1) * dim];
+                        let d4 = match metric {
+                            Metric::L2 => (kern.l2sq_f32_x4)(&group, x),
+                            Metric::InnerProduct => (kern.dot_f32_x4)(&group, x).map(|d| -d),
+                            _ => {
+                                let inv = view.inv_norms[i];
+                                (kern.dot_f32_x4)(&group, x).map(|d| 1.0 - d * inv)
+                            }
+                        };
+                        for (lane, &d) in d4.iter().enumerate().take(cnt) {
+                            tops[g + lane].push(d, view.seqs[i], i as u32);
+                        }
+                    }
+                }
+            }
+            g += cnt;
+        }
+        start = end;
+    }
+    tops.into_iter().map(TopK::into_sorted).collect()
+}

@@ -1,0 +1,44 @@
+//! # horosvec-core
+//!
+//! All behaviour of horosvec, an embedded vector database for JavaScript: distance kernels,
+//! collections and exact search. The Node (napi-rs) and WebAssembly (wasm-bindgen) bindings only
+//! convert arguments, call this crate and convert results back.
+//!
+//! ```
+//! use horosvec_core::{Collection, Metric, SearchOptions, VectorId};
+//! let mut col = Collection::new(2, Metric::L2).unwrap();
+//! col.add(vec![VectorId::Int(1), "b".into()], &[0.0, 0.0, 1.0, 1.0], None).unwrap();
+//! let hits = col.search(&[0.9, 0.8], &SearchOptions::new(1).unwrap()).unwrap();
+//! assert_eq!(hits[0].id, VectorId::from("b"));
+//! assert!((hits[0].distance - 0.05).abs() < 1e-6); // squared L2: 0.1² + 0.2²
+//! ```
+//!
+//! Conventions: vectors are `f32`; batches are flat `n × dim` row-major slices; every distance is
+//! reported so that lower is closer; every error carries a stable code ([`ErrorCode`]).
+#![warn(missing_docs)]
+
+pub mod collection;
+pub mod distance;
+pub mod error;
+pub mod flat;
+pub mod types;
+
+pub use collection::{Collection, SearchHit, SearchOptions, Stats, MAX_DIM};
+pub use distance::{kernels, Kernels};
+pub use error::{Error, ErrorCode, Result};
+pub use types::{Metric, VectorId, MAX_SAFE_INTEGER};
+
+/// Threads used by batch search: the rayon pool's size natively, 1 without the `parallel` feature.
+pub fn parallelism() -> usize {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::current_num_threads()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        1
+    }
+}
+
+/// The crate version (also the npm package version).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,165 @@
+/**
+ * horosvec: an embedded vector database. One API over two builds: the native Node addon
+ * (napi-rs; Promise methods run on a worker thread pool) and the WebAssembly build (SIMD128;
+ * Promise methods do the work synchronously and resolve with the same shapes).
+ *
+ * Errors: every error is an `Error` whose `code` is a stable string (see {@link ErrorCode} and
+ * docs/errors.md). A failed call leaves stored data as it was.
+ */
+
+/** Which build is running. */
+export declare const backend: 'native' | 'wasm';
+/** Name of the distance kernel set picked for this CPU, e.g. `"avx2-fma-f16c"`, `"wasm-simd128"`, `"scalar"`. */
+export declare const kernel: string;
+/** Package version. */
+export declare const version: string;
+
+/**
+ * Distance metric; every distance is reported so that **lower is closer**:
+ * - `'l2'`: squared Euclidean distance Σ(qᵢ − xᵢ)² (not square-rooted);
+ * - `'cosine'`: 1 − cos(q, x), in [0, 2]; zero vectors are rejected (`HV_INVALID_VECTOR`);
+ * - `'ip'`: negative inner product −q·x;
+ * - `'l1'`: Manhattan distance Σ|qᵢ − xᵢ|.
+ */
+export type Metric = 'l2' | 'cosine' | 'ip' | 'l1';
+
+/** Stable error codes carried on `error.code`. */
+export type ErrorCode =
+  | 'HV_DIM_MISMATCH'
+  | 'HV_INVALID_VECTOR'
+  | 'HV_INVALID_ARGUMENT'
+  | 'HV_DUPLICATE_ID'
+  | 'HV_NOT_FOUND'
+  | 'HV_CLOSED'
+  | 'HV_IO'
+  | 'HV_CORRUPT'
+  | 'HV_INTERNAL';
+
+/** An error raised by horosvec. */
+export interface HorosvecError extends Error {
+  code: ErrorCode;
+}
+
+/** A record id: a string, or a non-negative integer ≤ 2⁵³ − 1. `7` and `"7"` are different ids; each comes back as the type it went in as. */
+export type Id = string | number;
+
+/** One vector of `dim` values. Converted to `Float32Array` (a `Float32Array`, subarray views included, is used without a copy where possible). */
+export type Vector = Float32Array | Float64Array | ArrayLike<number>;
+
+/**
+ * Several vectors: either one flat array of `n × dim` values, row-major, or an array of `n`
+ * vectors of `dim` values each.
+ */
+export type VectorBatch = Float32Array | Float64Array | number[] | ReadonlyArray<Float32Array | Float64Array | number[]>;
+
+/** Any JSON-serialisable value (stored as JSON text; comes back through `JSON.parse`). */
+export type Metadata = unknown;
+
+export interface CreateOptions {
+  /** Vector dimension, an integer in 1..=65536. */
+  dim: number;
+  /** Distance metric (default `'l2'`). */
+  metric?: Metric;
+}
+
+export interface SearchOptions {
+  /** How many nearest records to return: a positive integer (else `HV_INVALID_ARGUMENT`). Larger than the collection returns every record. */
+  k: number;
+  /** Whether hits carry the record's metadata (default `true`). */
+  includeMetadata?: boolean;
+}
+
+/** One search result. */
+export interface SearchHit<M = Metadata> {
+  id: Id;
+  /** Distance to the query under the collection's metric; lower is closer. */
+  distance: number;
+  /** The record's metadata, present when the record has some and `includeMetadata` is not false. */
+  metadata?: M;
+}
+
+/** A stored record. */
+export interface StoredRecord<M = Metadata> {
+  /** The vector as it was stored (`dim` values). */
+  vector: Float32Array;
+  /** Its metadata, or `undefined`. */
+  metadata: M | undefined;
+}
+
+/** Facts about a collection. */
+export interface CollectionStats {
+  size: number;
+  dim: number;
+  metric: Metric;
+  /** Distance kernel set in use. */
+  kernel: string;
+  /** Search code path: `'exact'` (flat scan). */
+  mode: string;
+  /** Bytes held by stored vectors (size × dim × 4). */
+  vectorBytes: number;
+  backend: 'native' | 'wasm';
+  /** Threads used by batch search (1 under wasm). */
+  threads: number;
+}
+
+/** An in-memory collection of vectors with a fixed `dim` and metric. */
+export declare class Collection<M = Metadata> {
+  private constructor();
+  /**
+   * Creates an empty in-memory collection.
+   * @throws `HV_INVALID_ARGUMENT` for a bad `dim` or an unknown metric.
+   */
+  static create<M = Metadata>(options: CreateOptions): Collection<M>;
+
+  /** Number of records. @throws `HV_CLOSED` after `close()`. */
+  readonly size: number;
+  /** Vector dimension. */
+  readonly dim: number;
+  /** Distance metric. */
+  readonly metric: Metric;
+
+  /**
+   * Inserts records: `ids[i]` gets row i of `vectors` and `metadata[i]`. All or nothing.
+   * A single id with a single vector (and a single metadata value) is accepted too.
+   * @throws `HV_DUPLICATE_ID` (id already stored, or twice in the call), `HV_DIM_MISMATCH`,
+   * `HV_INVALID_VECTOR` (NaN/±Infinity; zero vector under cosine), `HV_INVALID_ARGUMENT`
+   * (empty call, counts differ, bad id, metadata not JSON-serialisable), `HV_CLOSED`.
+   */
+  add(ids: Id | readonly Id[], vectors: Vector | VectorBatch, metadata?: M | readonly (M | undefined | null)[]): Promise<void>;
+  /**
+   * Inserts or replaces records (the whole record: absent metadata clears it). A replaced record
+   * keeps its original insertion order for tie-breaking. All or nothing.
+   * @throws as `add`, except that stored ids are allowed.
+   */
+  upsert(ids: Id | readonly Id[], vectors: Vector | VectorBatch, metadata?: M | readonly (M | undefined | null)[]): Promise<void>;
+  /** Deletes records; resolves to how many existed. Unknown ids are ignored. */
+  delete(ids: Id | readonly Id[]): Promise<number>;
+  /** The stored record, or `undefined`. */
+  get(id: Id): StoredRecord<M> | undefined;
+
+  /**
+   * The exact `k` nearest records, best first (ties: earlier-inserted first).
+   * @throws `HV_INVALID_ARGUMENT` (bad `k`), `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR`, `HV_CLOSED`.
+   */
+  search(query: Vector, options: SearchOptions): Promise<SearchHit<M>[]>;
+  /** As `search`, on the calling thread. */
+  searchSync(query: Vector, options: SearchOptions): SearchHit<M>[];
+  /**
+   * Exact search for several queries at once (a flat `n × dim` array or an array of vectors);
+   * one result list per query, in order. Much faster per query than `search` in a loop.
+   */
+  searchBatch(queries: VectorBatch, options: SearchOptions): Promise<SearchHit<M>[][]>;
+
+  /** Facts about the collection. */
+  stats(): CollectionStats;
+  /** Releases the collection; every later call throws `HV_CLOSED`. Closing twice is allowed. */
+  close(): Promise<void>;
+}
+
+declare const _default: {
+  Collection: typeof Collection;
+  backend: typeof backend;
+  kernel: typeof kernel;
+  version: typeof version;
+};
+export default _default;

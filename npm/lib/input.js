@@ -1,0 +1,92 @@
+// Input-shape normalisation (the only logic the JS layer holds besides defaults): vectors become
+// Float32Array (zero-copy when they already are one), batches become one flat `n × dim`
+// row-major Float32Array, ids become an array, metadata becomes JSON text. Values are checked by
+// the core, so both backends raise the same error for the same mistake.
+
+import { hvError } from './errors.js';
+
+const isView = (v) => ArrayBuffer.isView(v) && !(v instanceof DataView);
+
+/** One vector → Float32Array. Accepts Float32Array (as is), any numeric typed array, number[]. */
+export function toVector(v, what = 'vector') {
+  if (v instanceof Float32Array) return v;
+  if (isView(v) && !(v instanceof BigInt64Array) && !(v instanceof BigUint64Array)) return Float32Array.from(v);
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      if (typeof v[i] !== 'number') {
+        throw hvError('HV_INVALID_ARGUMENT', `${what}[${i}] is ${typeof v[i]}, expected a number`);
+      }
+    }
+    return Float32Array.from(v);
+  }
+  throw hvError('HV_INVALID_ARGUMENT', `${what} must be a Float32Array, Float64Array or number[]`);
+}
+
+/**
+ * A batch → flat Float32Array (`n × dim`). Accepts a flat typed array or number[] of length
+ * n × dim, or an array of vectors (each Float32Array / Float64Array / number[] of length dim).
+ */
+export function toBatch(vectors, dim, what = 'vectors') {
+  if (Array.isArray(vectors) && vectors.length > 0 && typeof vectors[0] !== 'number') {
+    const out = new Float32Array(vectors.length * dim);
+    for (let i = 0; i < vectors.length; i++) {
+      const v = toVector(vectors[i], `${what}[${i}]`);
+      if (v.length !== dim) {
+        throw hvError('HV_DIM_MISMATCH', `${what}[${i}] has ${v.length} components but the collection's dim is ${dim}`);
+      }
+      out.set(v, i * dim);
+    }
+    return out;
+  }
+  return toVector(vectors, what);
+}
+
+/** Ids → array. A single id (string or number) is accepted for a one-record call. */
+export function toIds(ids) {
+  if (Array.isArray(ids)) {
+    for (let i = 0; i < ids.length; i++) checkId(ids[i], `ids[${i}]`);
+    return ids;
+  }
+  checkId(ids, 'id');
+  return [ids];
+}
+
+export function checkId(id, what = 'id') {
+  if (typeof id !== 'string' && typeof id !== 'number') {
+    throw hvError('HV_INVALID_ARGUMENT', `${what} must be a string or a non-negative safe integer, got ${typeof id}`);
+  }
+  return id;
+}
+
+/** Metadata → array of JSON text or null; `undefined` stays undefined (no metadata). */
+export function toMetadata(metadata, n, single) {
+  if (metadata === undefined) return undefined;
+  const list = single ? [metadata] : metadata;
+  if (!Array.isArray(list)) {
+    throw hvError('HV_INVALID_ARGUMENT', 'metadata must be an array with one entry per id');
+  }
+  if (list.length !== n) {
+    throw hvError('HV_INVALID_ARGUMENT', `${list.length} metadata entries for ${n} ids`);
+  }
+  return list.map((m, i) => {
+    if (m === undefined || m === null) return null;
+    let text;
+    try {
+      text = JSON.stringify(m);
+    } catch (e) {
+      throw hvError('HV_INVALID_ARGUMENT', `metadata[${i}] is not JSON-serialisable: ${e.message}`, e);
+    }
+    if (text === undefined) throw hvError('HV_INVALID_ARGUMENT', `metadata[${i}] is not JSON-serialisable`);
+    return text;
+  });
+}
+
+/** Search options → [k, includeMetadata]; k is checked by the core. */
+export function toSearchOptions(opts) {
+  if (opts === undefined || opts === null || typeof opts !== 'object') {
+    throw hvError('HV_INVALID_ARGUMENT', 'search options must be an object such as { k: 10 }');
+  }
+  const k = opts.k;
+  if (typeof k !== 'number') throw hvError('HV_INVALID_ARGUMENT', `k must be a positive integer, got ${typeof k}`);
+  return [k, opts.includeMetadata !== false];
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# One-time, idempotent machine set-up: the wasm32 target, npm packages (from the lockfile) and
+# Debian's Chromium for the browser tests (skipped when HOROSVEC_NO_BROWSER=1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  rustup target add wasm32-unknown-unknown
+fi
+if [ ! -d node_modules/vitest ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+if [ "${HOROSVEC_NO_BROWSER:-0}" != 1 ] && [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "setup: /usr/bin/chromium is missing; install Debian's chromium package (browser tests need it)" >&2
+  fi
+fi

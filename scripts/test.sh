@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The whole test suite (what `npm test` and .ci/run run): set-up, Rust tests, both builds, the
+# typings, the JS contract tests on both backends, the browser tests in headless Chromium and the
+# benchmark smoke run. Each runner prints a closing line "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+t() { local s=$SECONDS; "$@"; local rc=$?; echo "[test] $* took $((SECONDS - s))s (exit $rc)"; return $rc; }
+fail=0
+t bash scripts/setup.sh || exit 1
+t cargo test -p horosvec-core --release || fail=1
+t cargo check -p horosvec-core --no-default-features --target wasm32-unknown-unknown || fail=1
+t bash scripts/build-native.sh || exit 1
+t bash scripts/build-wasm.sh || exit 1
+t npx tsc -p tsconfig.json || fail=1
+mkdir -p target
+t npx vitest run --reporter=default --reporter=json --outputFile.json=target/vitest-node.json
+node scripts/vitest-summary.mjs target/vitest-node.json js-node || fail=1
+t npx vitest run -c vitest.browser.config.ts --reporter=default --reporter=json --outputFile.json=target/vitest-browser.json
+node scripts/vitest-summary.mjs target/vitest-browser.json js-browser || fail=1
+t node tests-js/browser/e2e.mjs || fail=1
+if [ "$fail" = 0 ]; then echo "[test] all suites passed"; else echo "[test] FAILED"; fi
+exit $fail
