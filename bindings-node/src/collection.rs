@@ -10,7 +10,7 @@ use napi::bindgen_prelude::{AsyncTask, Float32Array, ToNapiValue, TypeName};
 use napi::{Env, Task};
 use napi_derive::napi;
 
-use crate::convert::{hits_out, id_in, ids_in, JsId, RawHits, RawRecord, RawStats};
+use crate::convert::{hits_out, id_in, ids_in, JsId, JsIds, RawHits, RawRecord, RawStats};
 use crate::error::{guard, to_napi};
 
 type Shared = Arc<RwLock<Option<Collection>>>;
@@ -95,7 +95,7 @@ impl CoreCollection {
 
     /// Inserts records on a worker thread. `vectors`: `n × dim` row-major.
     #[napi(catch_unwind, ts_return_type = "Promise<void>")]
-    pub fn add_async(&self, ids: Vec<JsId>, vectors: Float32Array, metadata: Option<Vec<Option<String>>>) -> AsyncTask<Job<()>> {
+    pub fn add_async(&self, ids: JsIds, vectors: Float32Array, metadata: Option<Vec<Option<String>>>) -> AsyncTask<Job<()>> {
         let s = self.inner.clone();
         Job::new(move || {
             let ids = ids_in(ids)?;
@@ -105,7 +105,7 @@ impl CoreCollection {
 
     /// Inserts or replaces records on a worker thread.
     #[napi(catch_unwind, ts_return_type = "Promise<void>")]
-    pub fn upsert_async(&self, ids: Vec<JsId>, vectors: Float32Array, metadata: Option<Vec<Option<String>>>) -> AsyncTask<Job<()>> {
+    pub fn upsert_async(&self, ids: JsIds, vectors: Float32Array, metadata: Option<Vec<Option<String>>>) -> AsyncTask<Job<()>> {
         let s = self.inner.clone();
         Job::new(move || {
             let ids = ids_in(ids)?;
@@ -115,7 +115,7 @@ impl CoreCollection {
 
     /// Deletes records on a worker thread; resolves to the number deleted.
     #[napi(catch_unwind, ts_return_type = "Promise<number>")]
-    pub fn delete_async(&self, ids: Vec<JsId>) -> AsyncTask<Job<u32>> {
+    pub fn delete_async(&self, ids: JsIds) -> AsyncTask<Job<u32>> {
         let s = self.inner.clone();
         Job::new(move || {
             let ids = ids_in(ids)?;

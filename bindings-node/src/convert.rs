@@ -1,15 +1,22 @@
 //! JS values ↔ core types.
 
 use horosvec_core::{SearchHit, VectorId};
-use napi::bindgen_prelude::{Either, Float32Array};
+use napi::bindgen_prelude::{Either, Float32Array, Float64Array};
 use napi_derive::napi;
 
 /// A JS id: a number (non-negative safe integer) or a string.
 pub type JsId = Either<f64, String>;
 
+/// A batch of ids: a `Float64Array` when every id is a number (the JS layer's fast path: one
+/// copy, no per-element conversion on the JS thread), else an array of numbers and strings.
+pub type JsIds = Either<Float64Array, Vec<JsId>>;
+
 /// JS ids → core ids (numbers are checked by the core: `HV_INVALID_ARGUMENT`).
-pub fn ids_in(ids: Vec<JsId>) -> horosvec_core::Result<Vec<VectorId>> {
-    ids.into_iter().map(id_in).collect()
+pub fn ids_in(ids: JsIds) -> horosvec_core::Result<Vec<VectorId>> {
+    match ids {
+        Either::A(nums) => nums.iter().map(|&n| VectorId::from_f64(n)).collect(),
+        Either::B(list) => list.into_iter().map(id_in).collect(),
+    }
 }
 
 /// One JS id → core id.

@@ -50,21 +50,21 @@ impl CoreCollection {
     }
 
     /// Inserts records. `vectors`: `n × dim` row-major.
-    pub fn add(&mut self, ids: Array, vectors: &[f32], metadata: Option<Array>) -> Result<(), JsValue> {
+    pub fn add(&mut self, ids: JsValue, vectors: &[f32], metadata: Option<Array>) -> Result<(), JsValue> {
         let ids = ids_in(&ids).map_err(err)?;
         let metadata = metadata_in(metadata).map_err(err)?;
         self.col_mut()?.add(ids, vectors, metadata).map_err(err)
     }
 
     /// Inserts or replaces records.
-    pub fn upsert(&mut self, ids: Array, vectors: &[f32], metadata: Option<Array>) -> Result<(), JsValue> {
+    pub fn upsert(&mut self, ids: JsValue, vectors: &[f32], metadata: Option<Array>) -> Result<(), JsValue> {
         let ids = ids_in(&ids).map_err(err)?;
         let metadata = metadata_in(metadata).map_err(err)?;
         self.col_mut()?.upsert(ids, vectors, metadata).map_err(err)
     }
 
     /// Deletes records; returns the number deleted.
-    pub fn delete(&mut self, ids: Array) -> Result<u32, JsValue> {
+    pub fn delete(&mut self, ids: JsValue) -> Result<u32, JsValue> {
         let ids = ids_in(&ids).map_err(err)?;
         Ok(self.col_mut()?.delete(&ids) as u32)
     }

@@ -3,6 +3,7 @@
 use horosvec_core::{Error, SearchHit, VectorId};
 use js_sys::{Array, Float32Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// Core error → JS `Error` with `code` = the stable code and message `"<CODE>: <message>"`.
 pub fn err(e: Error) -> JsValue {
@@ -24,9 +25,16 @@ pub fn id_in(v: &JsValue) -> horosvec_core::Result<VectorId> {
     }
 }
 
-/// A JS array of ids → core ids.
-pub fn ids_in(ids: &Array) -> horosvec_core::Result<Vec<VectorId>> {
-    ids.iter().map(|v| id_in(&v)).collect()
+/// A batch of ids → core ids: a `Float64Array` (every id a number; the JS layer's fast path) or
+/// an array of numbers and strings.
+pub fn ids_in(ids: &JsValue) -> horosvec_core::Result<Vec<VectorId>> {
+    if let Some(nums) = ids.dyn_ref::<js_sys::Float64Array>() {
+        return nums.to_vec().into_iter().map(VectorId::from_f64).collect();
+    }
+    match ids.dyn_ref::<Array>() {
+        Some(list) => list.iter().map(|v| id_in(&v)).collect(),
+        None => Err(Error::invalid_argument("ids must be an array")),
+    }
 }
 
 /// Core id → JS value.

@@ -41,14 +41,25 @@ export function toBatch(vectors, dim, what = 'vectors') {
   return toVector(vectors, what);
 }
 
-/** Ids → array. A single id (string or number) is accepted for a one-record call. */
+/**
+ * Ids → what the backends take: a Float64Array when every id is a number (one copy, no
+ * per-element conversion in the binding), else the array itself. A single id (string or
+ * number) is accepted for a one-record call.
+ */
 export function toIds(ids) {
-  if (Array.isArray(ids)) {
-    for (let i = 0; i < ids.length; i++) checkId(ids[i], `ids[${i}]`);
-    return ids;
+  if (!Array.isArray(ids)) {
+    checkId(ids, 'id');
+    return typeof ids === 'number' ? Float64Array.of(ids) : [ids];
   }
-  checkId(ids, 'id');
-  return [ids];
+  let numeric = true;
+  for (let i = 0; i < ids.length; i++) {
+    const t = typeof ids[i];
+    if (t !== 'number') {
+      numeric = false;
+      if (t !== 'string') checkId(ids[i], `ids[${i}]`);
+    }
+  }
+  return numeric && ids.length > 0 ? Float64Array.from(ids) : ids;
 }
 
 export function checkId(id, what = 'id') {
