@@ -28,7 +28,9 @@ export function loadSample() {
   for (let i = 0; i < b.n; i++) {
     for (let j = 0; j < b.dim; j++) base[i * b.dim + j] = halfToFloat(b.buf.readUInt16LE(i * (4 + 2 * b.dim) + 4 + 2 * j));
   }
-  const read32 = (file: string, int: boolean) => {
+  function read32(file: string, int: true): { n: number; dim: number; data: Int32Array };
+  function read32(file: string, int: false): { n: number; dim: number; data: Float32Array };
+  function read32(file: string, int: boolean): { n: number; dim: number; data: Int32Array | Float32Array } {
     const r = rows(file, 4);
     const out = int ? new Int32Array(r.n * r.dim) : new Float32Array(r.n * r.dim);
     for (let i = 0; i < r.n; i++) {
@@ -38,7 +40,7 @@ export function loadSample() {
       }
     }
     return { n: r.n, dim: r.dim, data: out };
-  };
+  }
   const queries = read32('queries.fvecs', false);
   const gt = read32('groundtruth.ivecs', true);
   const gtDist = read32('groundtruth_dist.fvecs', false);

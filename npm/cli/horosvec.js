@@ -1,0 +1,716 @@
+#!/usr/bin/env node
+// horosvec command-line tool. One subcommand for now:
+//
+//   horosvec bench   build a collection from a vector file and measure recall, single-query and
+//                    batch throughput and latency of exact search (see `horosvec bench --help`).
+//
+// Exit codes: 0 success, 1 data / runtime error (`horosvec: HV_CODE: message` on stderr),
+// 2 bad command line (one-line error and the usage on stderr).
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import os from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { readVecs } from './vecs.js';
+
+const PKG_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const REPO_DIR = resolve(PKG_DIR, '..');
+const METRICS = ['l2', 'cosine', 'ip', 'l1'];
+const ADD_CHUNK = 10_000;
+const TIE_EPS = 1e-5;
+
+const DATASETS = {
+  sample: { dir: () => join(PKG_DIR, '..', 'data', 'sample'), base: 'base.f16vecs', queries: 'queries.fvecs', metric: 'cosine' },
+  minilm384: { dir: () => join(REPO_DIR, '..', 'shared', 'data', 'minilm384'), base: 'base.fvecs', queries: 'query.fvecs', metric: 'cosine' },
+  glove50: { dir: () => join(REPO_DIR, '..', 'shared', 'data', 'glove50'), base: 'base.fvecs', queries: 'query.fvecs', metric: 'cosine' },
+  sift128: { dir: () => join(REPO_DIR, '..', 'shared', 'data', 'sift128'), base: 'base.fvecs', queries: 'query.fvecs', metric: 'l2' },
+};
+
+const USAGE =
+  'usage: horosvec bench (--dataset sample|minilm384|glove50|sift128 | --base FILE --queries FILE [--gt FILE] --metric l2|cosine|ip|l1)\n' +
+  '                      [--k 10] [--n N] [--nq NQ] [--batch 64] [--warmup 50] [--seconds 3] [--json]\n' +
+  '       horosvec --help | --version';
+
+const SHORT_USAGE =
+  'usage: horosvec bench (--dataset NAME | --base FILE --queries FILE [--gt FILE] --metric M) [options]  (see horosvec bench --help)';
+
+const HELP = `horosvec — embedded vector database, command-line tool
+
+${USAGE}
+
+horosvec bench
+  Loads a base and a query file (.fvecs, .f16vecs, .bvecs; ground truth .ivecs), builds an
+  in-memory collection (ids = base row numbers) and measures exact search:
+    * recall@k against the ground truth (one sequential pass of searchSync over all queries),
+      plus a tie-tolerant recall when <gt>_dist.fvecs sits next to the ground truth file;
+    * single-query throughput and p50/p99 latency: searchSync one query at a time, after a
+      warm-up, cycling over the queries for at least --seconds;
+    * batch throughput: searchBatch with --batch queries per call, for at least --seconds.
+
+  --dataset NAME   sample (data/sample, shipped), or minilm384 | glove50 | sift128 from
+                   ../shared/data/<NAME>; --base/--queries/--gt/--metric override its files
+  --base FILE      base vectors
+  --queries FILE   query vectors (row i answers to row i of the ground truth)
+  --gt FILE        ground truth (.ivecs, best first); without it, or with --n, the ground truth
+                   is computed by a float64 brute force in JS (slow for a large n)
+  --metric M       l2 | cosine | ip | l1 (required with --base; dataset default otherwise)
+  --k K            neighbours per query (default 10)
+  --n N            use only the first N base rows (the ground truth is then recomputed)
+  --nq NQ          use only the first NQ queries
+  --batch B        queries per searchBatch call (default 64)
+  --warmup W       single-query warm-up searches, not timed (default 50)
+  --seconds S      minimum timed duration of each throughput loop (default 3)
+  --json           print one JSON line per measured point (single, batch) instead of a summary
+
+  Scan rate = n × dim × 4 bytes × QPS / 1e9 (GB/s). A progress bar is drawn on stderr when it
+  is a terminal (never with --json).
+`;
+
+class UsageError extends Error {}
+
+function dataError(code, message) {
+  const e = new Error(message);
+  e.code = code;
+  return e;
+}
+
+// ---- argument parsing -----------------------------------------------------------------------
+
+function intArg(values, name, def, min) {
+  const raw = values[name];
+  if (raw === undefined) return def;
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < min) {
+    throw new UsageError(`--${name} must be ${min === 0 ? 'a non-negative' : 'a positive'} integer, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function parseBench(args) {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        dataset: { type: 'string' },
+        base: { type: 'string' },
+        queries: { type: 'string' },
+        gt: { type: 'string' },
+        metric: { type: 'string' },
+        k: { type: 'string' },
+        n: { type: 'string' },
+        nq: { type: 'string' },
+        batch: { type: 'string' },
+        warmup: { type: 'string' },
+        seconds: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (e) {
+    throw new UsageError(cleanParseError(e));
+  }
+  if (values.help) return { help: true };
+
+  const opts = {
+    k: intArg(values, 'k', 10, 1),
+    n: intArg(values, 'n', null, 1),
+    nq: intArg(values, 'nq', null, 1),
+    batch: intArg(values, 'batch', 64, 1),
+    warmup: intArg(values, 'warmup', 50, 0),
+    seconds: 3,
+    json: values.json === true,
+    base: values.base,
+    queries: values.queries,
+    gt: values.gt,
+    metric: values.metric,
+    dataset: values.dataset,
+  };
+  if (values.seconds !== undefined) {
+    const s = Number(values.seconds);
+    if (values.seconds.trim() === '' || !Number.isFinite(s) || s < 0) {
+      throw new UsageError(`--seconds must be a non-negative number, got "${values.seconds}"`);
+    }
+    opts.seconds = s;
+  }
+  if (opts.dataset !== undefined) {
+    const ds = DATASETS[opts.dataset];
+    if (ds === undefined) {
+      throw new UsageError(`unknown --dataset "${opts.dataset}" (expected one of ${Object.keys(DATASETS).join(', ')})`);
+    }
+    const dir = ds.dir();
+    if (!existsSync(dir)) {
+      throw dataError('HV_IO', `dataset "${opts.dataset}" not found: ${dir} is missing`);
+    }
+    opts.base ??= join(dir, ds.base);
+    if (opts.queries === undefined) opts.queries = join(dir, ds.queries);
+    if (opts.gt === undefined && values.base === undefined) opts.gt = join(dir, 'groundtruth.ivecs');
+    opts.metric ??= ds.metric;
+  } else {
+    if (opts.base === undefined) throw new UsageError('missing --base FILE (or --dataset NAME)');
+    if (opts.queries === undefined) throw new UsageError('missing --queries FILE');
+    if (opts.metric === undefined) throw new UsageError('missing --metric (l2, cosine, ip or l1) for --base');
+  }
+  if (!METRICS.includes(opts.metric)) {
+    throw new UsageError(`unknown --metric "${opts.metric}" (expected one of ${METRICS.join(', ')})`);
+  }
+  return opts;
+}
+
+function cleanParseError(e) {
+  const msg = String(e && e.message).split('\n')[0];
+  return msg.replace(/\. To specify a positional argument.*$/, '');
+}
+
+// ---- helpers ----------------------------------------------------------------------------------
+
+function gitRev() {
+  try {
+    const out = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: PKG_DIR,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 5000,
+    });
+    const rev = String(out).trim();
+    return rev === '' ? null : rev;
+  } catch {
+    return null;
+  }
+}
+
+function packageVersion() {
+  return JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8')).version;
+}
+
+function fileSize(p) {
+  try {
+    return statSync(p).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Nearest-rank percentile of a sorted array. */
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
+  return sorted[i];
+}
+
+class Samples {
+  constructor() {
+    this.a = new Float64Array(1024);
+    this.n = 0;
+  }
+  push(v) {
+    if (this.n === this.a.length) {
+      const b = new Float64Array(this.a.length * 2);
+      b.set(this.a);
+      this.a = b;
+    }
+    this.a[this.n++] = v;
+  }
+  sorted() {
+    return this.a.slice(0, this.n).sort();
+  }
+}
+
+/** Progress bars on a TTY stderr; no-ops otherwise. */
+async function progress(enabled) {
+  const none = { start() {}, update() {}, increment() {}, stop() {} };
+  if (!enabled) return () => none;
+  let cliProgress;
+  try {
+    ({ default: cliProgress } = await import('cli-progress'));
+  } catch {
+    return () => none;
+  }
+  return (label, total, unit) => {
+    const bar = new cliProgress.SingleBar(
+      {
+        format: `${label.padEnd(14)} [{bar}] {percentage}% | {value}/{total} ${unit} | {duration_formatted}`,
+        stream: process.stderr,
+        hideCursor: true,
+        clearOnComplete: true,
+        barsize: 30,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(total, 0);
+    return bar;
+  };
+}
+
+// ---- ground truth ---------------------------------------------------------------------------
+
+/**
+ * Exact top-k by brute force in float64 (independent of horosvec): ids and distances (lower is
+ * closer, horosvec's convention), ties broken by the lower row number.
+ */
+function bruteForce(base, n, dim, queries, nq, k, metric, bar) {
+  const ids = new Int32Array(nq * k).fill(-1);
+  const dists = new Float64Array(nq * k).fill(Infinity);
+  let norms = null;
+  if (metric === 'cosine') {
+    norms = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      let s = 0;
+      for (let j = 0, o = i * dim; j < dim; j++, o++) s += base[o] * base[o];
+      norms[i] = Math.sqrt(s);
+    }
+  }
+  const q = new Float64Array(dim);
+  for (let qi = 0; qi < nq; qi++) {
+    let qn = 0;
+    for (let j = 0; j < dim; j++) {
+      q[j] = queries[qi * dim + j];
+      qn += q[j] * q[j];
+    }
+    qn = Math.sqrt(qn);
+    const off = qi * k;
+    let count = 0;
+    for (let i = 0; i < n; i++) {
+      const o = i * dim;
+      // float64, four partial sums per row
+      let d;
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let j = 0;
+      if (metric === 'l2') {
+        for (; j + 3 < dim; j += 4) {
+          const t0 = q[j] - base[o + j];
+          const t1 = q[j + 1] - base[o + j + 1];
+          const t2 = q[j + 2] - base[o + j + 2];
+          const t3 = q[j + 3] - base[o + j + 3];
+          s0 += t0 * t0;
+          s1 += t1 * t1;
+          s2 += t2 * t2;
+          s3 += t3 * t3;
+        }
+        for (; j < dim; j++) {
+          const t = q[j] - base[o + j];
+          s0 += t * t;
+        }
+        d = s0 + s1 + s2 + s3;
+      } else if (metric === 'l1') {
+        for (; j < dim; j++) s0 += Math.abs(q[j] - base[o + j]);
+        d = s0;
+      } else {
+        for (; j + 3 < dim; j += 4) {
+          s0 += q[j] * base[o + j];
+          s1 += q[j + 1] * base[o + j + 1];
+          s2 += q[j + 2] * base[o + j + 2];
+          s3 += q[j + 3] * base[o + j + 3];
+        }
+        for (; j < dim; j++) s0 += q[j] * base[o + j];
+        const dot = s0 + s1 + s2 + s3;
+        d = metric === 'ip' ? -dot : 1 - dot / (qn * norms[i]);
+      }
+      if (!(d < dists[off + k - 1]) && count === k) continue;
+      if (Number.isNaN(d)) continue;
+      // insert after every entry with distance ≤ d (earlier rows win ties)
+      let p = count < k ? count : k - 1;
+      while (p > 0 && dists[off + p - 1] > d) {
+        dists[off + p] = dists[off + p - 1];
+        ids[off + p] = ids[off + p - 1];
+        p--;
+      }
+      dists[off + p] = d;
+      ids[off + p] = i;
+      if (count < k) count++;
+    }
+    bar.update(qi + 1);
+  }
+  return { ids, dists, width: k };
+}
+
+/**
+ * Reads `<gt>_dist.fvecs` next to a ground truth file, as distances (lower is closer). Files that
+ * hold similarities (first value of a row larger than the last, as in ../shared/data) are
+ * converted: 1 − s for cosine, −s for ip. Returns null when absent or not usable.
+ */
+function readGtDistances(gtPath, gt, metric) {
+  const p = gtPath.replace(/\.ivecs$/i, '_dist.fvecs');
+  if (p === gtPath || !existsSync(p)) return { dists: null, note: 'no groundtruth_dist file' };
+  const f = readVecs(p);
+  if (f.n !== gt.n || f.dim !== gt.dim) {
+    return { dists: null, note: `${basename(p)} is ${f.n}×${f.dim}, ground truth is ${gt.n}×${gt.dim}: ignored` };
+  }
+  let asc = 0;
+  let desc = 0;
+  for (let i = 0; i < f.n; i++) {
+    const a = f.data[i * f.dim];
+    const b = f.data[i * f.dim + f.dim - 1];
+    if (a < b) asc++;
+    else if (a > b) desc++;
+  }
+  const dists = new Float64Array(f.data.length);
+  if (desc > asc) {
+    if (metric !== 'cosine' && metric !== 'ip') {
+      return { dists: null, note: `${basename(p)} holds similarities, not ${metric} distances: ignored` };
+    }
+    for (let i = 0; i < dists.length; i++) dists[i] = metric === 'cosine' ? 1 - f.data[i] : -f.data[i];
+    return { dists, note: `${basename(p)} (similarities, converted to ${metric === 'cosine' ? '1 − s' : '−s'})` };
+  }
+  dists.set(f.data);
+  return { dists, note: `${basename(p)} (distances)` };
+}
+
+/**
+ * Recall@k of result ids (flat nq × k, −1 for missing) against the ground truth; the tie-tolerant
+ * variant also counts a returned row whose distance is ≤ the k-th ground-truth distance + eps.
+ */
+function recallOf(resIds, resDists, nq, k, gt, n) {
+  const stamp = new Int32Array(n);
+  let sum = 0;
+  let min = Infinity;
+  let tieSum = 0;
+  for (let q = 0; q < nq; q++) {
+    const g = q * gt.width;
+    for (let j = 0; j < k; j++) stamp[gt.ids[g + j]] = q + 1;
+    const thr = gt.dists ? gt.dists[g + k - 1] : NaN;
+    const eps = TIE_EPS * Math.max(1, Math.abs(thr));
+    let hit = 0;
+    let tie = 0;
+    for (let j = 0; j < k; j++) {
+      const id = resIds[q * k + j];
+      if (id < 0) continue;
+      const inGt = stamp[id] === q + 1;
+      if (inGt) hit++;
+      if (inGt || resDists[q * k + j] <= thr + eps) tie++;
+    }
+    const r = hit / k;
+    sum += r;
+    if (r < min) min = r;
+    tieSum += Math.min(tie, k) / k;
+  }
+  return { mean: sum / nq, min, tie: gt.dists ? tieSum / nq : null };
+}
+
+function storeHits(hits, q, k, ids, dists) {
+  for (let j = 0; j < k; j++) {
+    const h = hits[j];
+    ids[q * k + j] = h === undefined ? -1 : h.id;
+    dists[q * k + j] = h === undefined ? Infinity : h.distance;
+  }
+}
+
+// ---- bench ----------------------------------------------------------------------------------
+
+async function bench(opts) {
+  const { Collection, backend, kernel, version } = await import('horosvec');
+  const showBars = Boolean(process.stderr.isTTY) && !opts.json;
+  const bar = await progress(showBars);
+  const { k, metric } = opts;
+
+  // Load.
+  const prefix = opts.n !== null;
+  const useGtFile = opts.gt !== undefined && !prefix;
+  const files = [opts.base, opts.queries, ...(useGtFile ? [opts.gt] : [])];
+  const mb = (b) => Math.max(1, Math.round(b / 1e6));
+  const totalMb = files.reduce((s, p) => s + mb(fileSize(p)), 0);
+  let b = bar('loading', totalMb, 'MB');
+  let done = 0;
+  const baseFile = readVecs(opts.base);
+  b.update((done += mb(fileSize(opts.base))));
+  const queryFile = readVecs(opts.queries);
+  b.update((done += mb(fileSize(opts.queries))));
+  let gtFile = null;
+  if (useGtFile) {
+    gtFile = readVecs(opts.gt);
+    b.update((done += mb(fileSize(opts.gt))));
+  }
+  b.stop();
+
+  const dim = baseFile.dim;
+  if (queryFile.dim !== dim) {
+    throw dataError('HV_DIM_MISMATCH', `${opts.queries} has dim ${queryFile.dim}, ${opts.base} has dim ${dim}`);
+  }
+  if (baseFile.data instanceof Int32Array) {
+    throw dataError('HV_INVALID_ARGUMENT', `${opts.base} is an .ivecs file; base vectors must be .fvecs, .f16vecs or .bvecs`);
+  }
+  if (prefix && opts.n > baseFile.n) {
+    throw dataError('HV_INVALID_ARGUMENT', `--n ${opts.n} exceeds the ${baseFile.n} rows of ${opts.base}`);
+  }
+  if (opts.nq !== null && opts.nq > queryFile.n) {
+    throw dataError('HV_INVALID_ARGUMENT', `--nq ${opts.nq} exceeds the ${queryFile.n} rows of ${opts.queries}`);
+  }
+  const n = prefix ? opts.n : baseFile.n;
+  const nq = opts.nq ?? queryFile.n;
+  if (k > n) throw dataError('HV_INVALID_ARGUMENT', `--k ${k} exceeds the ${n} base rows`);
+  const baseData = baseFile.data.subarray(0, n * dim);
+  const queryData = queryFile.data instanceof Float32Array ? queryFile.data.subarray(0, nq * dim) : Float32Array.from(queryFile.data.subarray(0, nq * dim));
+
+  // Ground truth.
+  let gt;
+  let gtNote;
+  if (gtFile !== null) {
+    if (!(gtFile.data instanceof Int32Array)) throw dataError('HV_INVALID_ARGUMENT', `--gt must be an .ivecs file, got ${opts.gt}`);
+    if (gtFile.n < nq) throw dataError('HV_CORRUPT', `${opts.gt} has ${gtFile.n} rows for ${nq} queries`);
+    if (gtFile.dim < k) throw dataError('HV_INVALID_ARGUMENT', `--k ${k} exceeds the ${gtFile.dim} neighbours per query of ${opts.gt}`);
+    for (let q = 0; q < nq; q++) {
+      for (let j = 0; j < k; j++) {
+        const id = gtFile.data[q * gtFile.dim + j];
+        if (id < 0 || id >= n) throw dataError('HV_CORRUPT', `${opts.gt} row ${q} names base row ${id}, but the base has ${n} rows`);
+      }
+    }
+    const d = readGtDistances(opts.gt, gtFile, metric);
+    gt = { ids: gtFile.data, dists: d.dists, width: gtFile.dim };
+    gtNote = `from ${basename(opts.gt)}; tie-tolerant: ${d.note}`;
+  } else {
+    const why = prefix && opts.gt !== undefined ? `--n ${n} makes ${basename(opts.gt)} invalid` : 'no --gt given';
+    b = bar('ground truth', nq, 'queries');
+    const t0 = process.hrtime.bigint();
+    gt = bruteForce(baseData, n, dim, queryData, nq, k, metric, b);
+    b.stop();
+    const s = Number(process.hrtime.bigint() - t0) / 1e9;
+    gtNote = `recomputed (${why}): float64 brute force in JS over the first ${n} rows, ${s.toFixed(1)} s (slow for a large n)`;
+  }
+
+  // Build.
+  const col = Collection.create({ dim, metric });
+  try {
+    b = bar('building', n, 'vectors');
+    const tb = process.hrtime.bigint();
+    const vec = baseData instanceof Float32Array ? baseData : Float32Array.from(baseData);
+    for (let s = 0; s < n; s += ADD_CHUNK) {
+      const e = Math.min(n, s + ADD_CHUNK);
+      const ids = new Array(e - s);
+      for (let i = 0; i < ids.length; i++) ids[i] = s + i;
+      await col.add(ids, vec.subarray(s * dim, e * dim));
+      b.update(e);
+    }
+    const buildS = Number(process.hrtime.bigint() - tb) / 1e9;
+    b.stop();
+    const stats = col.stats();
+
+    const qrows = new Array(nq);
+    for (let q = 0; q < nq; q++) qrows[q] = queryData.subarray(q * dim, (q + 1) * dim);
+    const sopts = { k, includeMetadata: false };
+    const budget = BigInt(Math.round(opts.seconds * 1e9));
+
+    // Single: warm-up, timed loop, then a recall pass.
+    for (let i = 0; i < opts.warmup; i++) col.searchSync(qrows[i % nq], sopts);
+    const lat = new Samples();
+    let count = 0;
+    const start = process.hrtime.bigint();
+    let now = start;
+    do {
+      const t0 = process.hrtime.bigint();
+      col.searchSync(qrows[count % nq], sopts);
+      now = process.hrtime.bigint();
+      lat.push(Number(now - t0) / 1e6);
+      count++;
+    } while (now - start < budget);
+    const singleQps = count / (Number(now - start) / 1e9);
+    const singleLat = lat.sorted();
+
+    b = bar('recall pass', nq, 'queries');
+    const rIds = new Int32Array(nq * k);
+    const rDists = new Float64Array(nq * k);
+    for (let q = 0; q < nq; q++) {
+      storeHits(col.searchSync(qrows[q], sopts), q, k, rIds, rDists);
+      if ((q & 15) === 15 || q === nq - 1) b.update(q + 1);
+    }
+    b.stop();
+    const singleRecall = recallOf(rIds, rDists, nq, k, gt, n);
+
+    // Batch: calls of `batch` consecutive queries, cycling (all calls full size); the first time
+    // each query is answered feeds the batch recall.
+    const B = opts.batch;
+    const ext = new Float32Array((nq + B) * dim);
+    for (let r = 0; r < nq + B; r++) ext.set(qrows[r % nq], r * dim);
+    const bIds = new Int32Array(nq * k);
+    const bDists = new Float64Array(nq * k);
+    const seen = new Uint8Array(nq);
+    let unseen = nq;
+    const record = (offset, results) => {
+      for (let j = 0; j < results.length; j++) {
+        const q = (offset + j) % nq;
+        if (seen[q]) continue;
+        seen[q] = 1;
+        unseen--;
+        storeHits(results[j], q, k, bIds, bDists);
+      }
+    };
+    const call = (offset) => col.searchBatch(ext.subarray(offset * dim, (offset + B) * dim), sopts);
+    record(0, await call(0)); // warm-up call, not timed
+    const blat = new Samples();
+    let calls = 0;
+    let offset = B % nq;
+    const bstart = process.hrtime.bigint();
+    let bnow = bstart;
+    do {
+      const t0 = process.hrtime.bigint();
+      const res = await call(offset);
+      bnow = process.hrtime.bigint();
+      blat.push(Number(bnow - t0) / 1e6);
+      if (unseen > 0) record(offset, res);
+      calls++;
+      offset = (offset + B) % nq;
+    } while (bnow - bstart < budget);
+    const batchQps = (calls * B) / (Number(bnow - bstart) / 1e9);
+    const batchLat = blat.sorted();
+    if (unseen > 0) {
+      b = bar('batch recall', nq, 'queries');
+      b.update(nq - unseen);
+      for (let s = 0; s < nq; s += B) {
+        if (seen.subarray(s, Math.min(nq, s + B)).every((x) => x === 1)) continue;
+        record(s, await call(s));
+        b.update(nq - unseen);
+      }
+      b.stop();
+    }
+    const batchRecall = recallOf(bIds, bDists, nq, k, gt, n);
+
+    const rssMb = process.memoryUsage().rss / 1e6;
+    const gbps = (qps) => (n * dim * 4 * qps) / 1e9;
+    const common = {
+      engine: 'horosvec',
+      engine_version: version,
+      backend,
+      kernel: stats.kernel ?? kernel,
+      threads: stats.threads,
+      dataset: `${basename(dirname(resolve(opts.base)))}/${basename(opts.base)}`,
+      n,
+      nq,
+      dim,
+      metric,
+      k,
+      build_s: round(buildS, 4),
+      ground_truth: gtFile !== null ? 'file' : 'brute-force-f64',
+    };
+    const env = {
+      rss_mb: round(rssMb, 1),
+      bytes_per_vector: stats.vectorBytes / n,
+      git_rev: gitRev(),
+      date: new Date().toISOString(),
+      cpu: os.cpus()[0]?.model ?? null,
+      cores: os.cpus().length,
+      node: process.version,
+    };
+    const singleRec = {
+      ...common,
+      mode: stats.mode,
+      batch: 1,
+      recall_mean: round(singleRecall.mean, 6),
+      recall_min: round(singleRecall.min, 6),
+      recall_tie_tolerant: singleRecall.tie === null ? null : round(singleRecall.tie, 6),
+      qps: round(singleQps, 2),
+      p50_ms: round(percentile(singleLat, 0.5), 4),
+      p99_ms: round(percentile(singleLat, 0.99), 4),
+      latency_unit: 'query',
+      timed_searches: count,
+      scan_gbps: round(gbps(singleQps), 3),
+      ...env,
+    };
+    const batchRec = {
+      ...common,
+      mode: `${stats.mode}-batch`,
+      batch: B,
+      recall_mean: round(batchRecall.mean, 6),
+      recall_min: round(batchRecall.min, 6),
+      recall_tie_tolerant: batchRecall.tie === null ? null : round(batchRecall.tie, 6),
+      qps: round(batchQps, 2),
+      p50_ms: round(percentile(batchLat, 0.5), 4),
+      p99_ms: round(percentile(batchLat, 0.99), 4),
+      latency_unit: 'call',
+      timed_searches: calls * B,
+      scan_gbps: round(gbps(batchQps), 3),
+      ...env,
+    };
+
+    if (opts.json) {
+      process.stdout.write(`${JSON.stringify(singleRec)}\n${JSON.stringify(batchRec)}\n`);
+      return;
+    }
+    const f = (x, d) => (x === null ? 'n/a' : x.toFixed(d));
+    const lines = [
+      `horosvec ${version} bench: ${common.dataset}`,
+      `  n ${n}  dim ${dim}  metric ${metric}  k ${k}  queries ${nq}`,
+      `  backend ${backend}  kernel ${singleRec.kernel}  mode ${stats.mode}  threads ${stats.threads}`,
+      `  build          ${buildS.toFixed(3)} s`,
+      `  ground truth   ${gtNote}`,
+      `  ${`recall@${k}`.padEnd(15)}mean ${f(singleRecall.mean, 4)}  min ${f(singleRecall.min, 4)}  tie-tolerant ${f(singleRecall.tie, 4)}` +
+        `  (batch: mean ${f(batchRecall.mean, 4)})`,
+      `  single query   ${singleQps.toFixed(1)} QPS  p50 ${singleRec.p50_ms.toFixed(3)} ms  p99 ${singleRec.p99_ms.toFixed(3)} ms` +
+        `  scan ${gbps(singleQps).toFixed(2)} GB/s  (${count} searches, warm-up ${opts.warmup})`,
+      `  ${`batch of ${B}`.padEnd(15)}${batchQps.toFixed(1)} QPS  (${(batchQps / singleQps).toFixed(2)}× single)` +
+        `  per call p50 ${batchRec.p50_ms.toFixed(3)} ms  p99 ${batchRec.p99_ms.toFixed(3)} ms  scan ${gbps(batchQps).toFixed(2)} GB/s`,
+      `  memory         rss ${rssMb.toFixed(0)} MB (whole process, loaded files included)  ${env.bytes_per_vector} bytes/vector stored`,
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+  } finally {
+    await col.close();
+  }
+}
+
+function round(x, d) {
+  if (!Number.isFinite(x)) return null;
+  const m = 10 ** d;
+  return Math.round(x * m) / m;
+}
+
+// ---- entry point ----------------------------------------------------------------------------
+
+async function main(argv) {
+  const [cmd, ...rest] = argv;
+  if (cmd === undefined) throw new UsageError('missing command');
+  if (cmd === 'bench') {
+    const opts = parseBench(rest);
+    if (opts.help) {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    await bench(opts);
+    return 0;
+  }
+  if (cmd === 'help') {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (cmd.startsWith('-')) {
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args: argv,
+        strict: true,
+        allowPositionals: false,
+        options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' } },
+      }));
+    } catch (e) {
+      throw new UsageError(cleanParseError(e));
+    }
+    if (values.version) {
+      process.stdout.write(`${packageVersion()}\n`);
+      return 0;
+    }
+    process.stdout.write(HELP);
+    return 0;
+  }
+  throw new UsageError(`unknown command "${cmd}"`);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e) => {
+    if (e instanceof UsageError) {
+      process.stderr.write(`horosvec: ${e.message}\n${SHORT_USAGE}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    const code = e && typeof e.code === 'string' && e.code.startsWith('HV_') ? e.code : 'HV_INTERNAL';
+    let msg = String(e && e.message !== undefined ? e.message : e);
+    if (msg.startsWith(`${code}: `)) msg = msg.slice(code.length + 2);
+    process.stderr.write(`horosvec: ${code}: ${msg}\n`);
+    if (process.env.HOROSVEC_DEBUG && e && e.stack) process.stderr.write(`${e.stack}\n`);
+    process.exitCode = 1;
+  },
+);
