@@ -33,6 +33,7 @@ export type ErrorCode =
   | 'HV_CLOSED'
   | 'HV_IO'
   | 'HV_CORRUPT'
+  | 'HV_OUT_OF_MEMORY'
   | 'HV_INTERNAL';
 
 /** An error raised by horosvec. */
@@ -43,14 +44,18 @@ export interface HorosvecError extends Error {
 /** A record id: a string, or a non-negative integer ≤ 2⁵³ − 1. `7` and `"7"` are different ids; each comes back as the type it went in as. */
 export type Id = string | number;
 
-/** One vector of `dim` values. Converted to `Float32Array` (a `Float32Array`, subarray views included, is used without a copy where possible). */
-export type Vector = Float32Array | Float64Array | ArrayLike<number>;
+/**
+ * One vector of `dim` values: a `Float32Array` (subarray views included), any other numeric
+ * typed array, or an array of numbers. Converted to `Float32Array`. Inputs are copied (or fully
+ * read) before the call returns, so the caller may reuse, change or transfer its buffers at once.
+ */
+export type Vector = ArrayLike<number>;
 
 /**
  * Several vectors: either one flat array of `n × dim` values, row-major, or an array of `n`
  * vectors of `dim` values each.
  */
-export type VectorBatch = Float32Array | Float64Array | number[] | ReadonlyArray<Float32Array | Float64Array | number[]>;
+export type VectorBatch = ArrayLike<number> | ReadonlyArray<ArrayLike<number>>;
 
 /** Any JSON-serialisable value (stored as JSON text; comes back through `JSON.parse`). */
 export type Metadata = unknown;
@@ -65,7 +70,7 @@ export interface CreateOptions {
 export interface SearchOptions {
   /** How many nearest records to return: a positive integer (else `HV_INVALID_ARGUMENT`). Larger than the collection returns every record. */
   k: number;
-  /** Whether hits carry the record's metadata (default `true`). */
+  /** Whether hits carry the record's metadata (default `true`; must be a boolean). */
   includeMetadata?: boolean;
 }
 

@@ -285,4 +285,90 @@ describe.each(backends)('%s backend', (name, hv) => {
     await Promise.all(ops);
     expect(col.size).toBe(2050);
   });
+
+  it('keeps call order for writes and lets reads see earlier writes', async () => {
+    for (let i = 0; i < 30; i++) {
+      const col = hv.Collection.create({ dim: 2 });
+      const big = randomVectors(5000, 2, i);
+      const p1 = col.add([...Array(5000).keys()], big);
+      const p2 = col.add('x', [1, 1]);
+      const p3 = col.delete(['x']);
+      const p4 = col.upsert('u', [1, 0]);
+      const p5 = col.upsert('u', [0, 1]);
+      const seen = col.search([0, 1], { k: 1 });
+      await Promise.all([p1, p2, p3, p4, p5]);
+      expect(col.get('x')).toBeUndefined();
+      expect(col.get('u')?.vector).toEqual(new Float32Array([0, 1]));
+      expect((await seen)[0].id).toBe('u');
+      const pending = col.add('late', [5, 5]);
+      await col.close(); // waits for the call already made
+      await expect(pending).resolves.toBeUndefined();
+    }
+  });
+
+  it('copies inputs at call time: changing the buffer afterwards changes nothing', async () => {
+    const col = hv.Collection.create({ dim: 4 });
+    const buf = new Float32Array([1, 2, 3, 4, 5, 6, 7, 8]);
+    const p = col.add([1, 2], buf);
+    const q = col.add([3], buf.subarray(4));
+    buf.fill(NaN);
+    await Promise.all([p, q]);
+    expect(col.get(2)?.vector).toEqual(new Float32Array([5, 6, 7, 8]));
+    expect(col.get(3)?.vector).toEqual(new Float32Array([5, 6, 7, 8]));
+    const query = new Float32Array([1, 2, 3, 4]);
+    const s = col.search(query, { k: 1 });
+    query.fill(100);
+    expect((await s)[0].id).toBe(1);
+  });
+
+  it('computes cosine safely for huge and tiny magnitudes', async () => {
+    const col = hv.Collection.create({ dim: 2, metric: 'cosine' });
+    await col.add(['x', 'y'], [[1, 0], [0, 1]]);
+    for (const q of [[1e-30, 0], [1e20, 0], [3e38, 0]]) {
+      const hits = await col.search(q, { k: 2 });
+      expect(hits[0].id).toBe('x');
+      expect(hits[0].distance).toBeCloseTo(0, 6);
+      expect(hits[1].distance).toBeCloseTo(1, 6);
+    }
+    await expectCode(col.add('tiny', [1e-40, 0]), 'HV_INVALID_VECTOR');
+    await expectCode(col.search([1e-40, 0], { k: 1 }), 'HV_INVALID_VECTOR');
+    await col.add('big', [3e38, 3e38]);
+    const self = await col.search([0.6, 0.6], { k: 3 });
+    expect(self[0].id).toBe('big');
+    for (const h of self) expect(h.distance).toBeGreaterThanOrEqual(0);
+    expect(col.size).toBe(3);
+  });
+
+  it('ranks overflowing (NaN) distances last', async () => {
+    const col = hv.Collection.create({ dim: 2, metric: 'ip' });
+    await col.add(['nan', 'a'], [[3e38, -3e38], [1, 1]]);
+    const hits = await col.search([3e38, 3e38], { k: 2 });
+    expect(hits.map((h) => h.id)).toEqual(['a', 'nan']);
+    expect(hits[1].distance).toBe(Infinity);
+  });
+
+  it('rejects ids that are not well-formed strings, and bad option types', async () => {
+    const col = hv.Collection.create({ dim: 1 });
+    await expectCode(col.add(['\uD800', '\uDC00'], [[1], [2]]), 'HV_INVALID_ARGUMENT');
+    await expectCode(col.add('\uDC00x', [1]), 'HV_INVALID_ARGUMENT');
+    await expectCode(() => col.get('\uD800'), 'HV_INVALID_ARGUMENT');
+    await col.add('\uD83D\uDE00', [1]); // a valid surrogate pair (an emoji) is fine
+    expect(col.get('\uD83D\uDE00')?.vector[0]).toBe(1);
+    await expectCode(col.search([1], { k: 1, includeMetadata: 0 as never }), 'HV_INVALID_ARGUMENT');
+    // an array-like object is a vector
+    await col.add('al', { length: 1, 0: 7 } as ArrayLike<number>);
+    expect(col.get('al')?.vector[0]).toBe(7);
+  });
+
+  it('names the batch shape in dimension errors', async () => {
+    const col = hv.Collection.create({ dim: 3 });
+    let msg = '';
+    try {
+      await col.add(['a', 'b'], [1, 2, 3, 4, 5]);
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    expect(msg).toMatch(/5 values/);
+    expect(msg).toMatch(/dim 3/);
+  });
 });

@@ -50,4 +50,24 @@ describe('native backend in Node', () => {
       await Promise.all(workers.map((w) => w.terminate()));
     }
   });
+
+  it('survives the caller detaching its buffers while calls are in flight', async () => {
+    const dim = 4;
+    const n = 200_000;
+    const col = hv.Collection.create({ dim });
+    const v = new Float32Array(n * dim).fill(1);
+    const ids = Array.from({ length: n }, (_, i) => i);
+    const p = col.add(ids, v);
+    structuredClone(v.buffer, { transfer: [v.buffer] }); // detaches v
+    expect(v.length).toBe(0);
+    for (let i = 0; i < 50; i++) new Float32Array(800_000).fill(7); // let the GC run
+    await p;
+    expect(col.size).toBe(n);
+    expect(col.get(n - 1)?.vector).toEqual(new Float32Array([1, 1, 1, 1]));
+    const q = new Float32Array([1, 1, 1, 1]);
+    const s = col.search(q, { k: 1 });
+    structuredClone(q.buffer, { transfer: [q.buffer] });
+    expect((await s)[0].distance).toBe(0);
+    await col.close();
+  });
 });

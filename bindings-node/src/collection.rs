@@ -3,9 +3,10 @@
 //! after which every call fails with `HV_CLOSED`. Searches take the read lock (many at once);
 //! writes take the write lock.
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
-use horosvec_core::{Collection, Error, Metric, SearchOptions};
+use horosvec_core::{Collection, Error, Metric, SearchOptions, WriteKind};
 use napi::bindgen_prelude::{AsyncTask, Float32Array, ToNapiValue, TypeName};
 use napi::{Env, Task};
 use napi_derive::napi;
@@ -50,14 +51,33 @@ impl<T: Send + ToNapiValue + TypeName + 'static> Task for Job<T> {
     }
 }
 
-fn metadata_in(m: Option<Vec<Option<String>>>) -> Option<Vec<Option<String>>> {
-    m
-}
-
 /// An in-memory collection (raw binding; the public API is the JS `Collection` in `npm/lib`).
 #[napi]
 pub struct CoreCollection {
     inner: Shared,
+    /// Record count mirrored after every write, so `size` never waits for a running write.
+    size: Arc<AtomicUsize>,
+    closed: Arc<AtomicBool>,
+}
+
+impl CoreCollection {
+    /// A write: inputs are converted and copied here, on the JS thread (the caller's buffers are
+    /// free again when the call returns); validation runs on a worker under the read lock, and
+    /// only the final commit takes the write lock, so searches are held up as little as possible.
+    fn write_job(&self, kind: WriteKind, ids: JsIds, vectors: Float32Array, metadata: Option<Vec<Option<String>>>) -> AsyncTask<Job<()>> {
+        let s = self.inner.clone();
+        let size = self.size.clone();
+        let ids = ids_in(ids);
+        let vectors = vectors.to_vec();
+        Job::new(move || {
+            let prepared = read(&s, |c| c.prepare(kind, ids?, vectors, metadata))?;
+            write(&s, |c| {
+                c.commit(prepared)?;
+                size.store(c.len(), Ordering::Release);
+                Ok(())
+            })
+        })
+    }
 }
 
 #[napi]
@@ -66,13 +86,20 @@ impl CoreCollection {
     #[napi(factory, catch_unwind)]
     pub fn create(dim: f64, metric: String) -> napi::Result<CoreCollection> {
         let c = guard(|| Collection::new(horosvec_core::collection::parse_dim(dim)?, Metric::parse(&metric)?))?;
-        Ok(CoreCollection { inner: Arc::new(RwLock::new(Some(c))) })
+        Ok(CoreCollection {
+            inner: Arc::new(RwLock::new(Some(c))),
+            size: Arc::new(AtomicUsize::new(0)),
+            closed: Arc::new(AtomicBool::new(false)),
+        })
     }
 
     /// Number of records (throws `HV_CLOSED` after close).
     #[napi(getter, catch_unwind)]
     pub fn size(&self) -> napi::Result<f64> {
-        guard(|| read(&self.inner, |c| Ok(c.len() as f64)))
+        if self.closed.load(Ordering::Acquire) {
+            return Err(to_napi(Error::Closed));
+        }
+        Ok(self.size.load(Ordering::Acquire) as f64)
     }
 
     /// Facts about the collection.
@@ -93,33 +120,33 @@ impl CoreCollection {
         })
     }
 
-    /// Inserts records on a worker thread. `vectors`: `n × dim` row-major.
+    /// Inserts records on a worker thread. `vectors`: `n × dim` row-major. Ids and vectors are
+    /// copied on the calling thread first, so the caller may reuse, change or transfer its
+    /// buffers as soon as the call returns.
     #[napi(catch_unwind, ts_return_type = "Promise<void>")]
     pub fn add_async(&self, ids: JsIds, vectors: Float32Array, metadata: Option<Vec<Option<String>>>) -> AsyncTask<Job<()>> {
-        let s = self.inner.clone();
-        Job::new(move || {
-            let ids = ids_in(ids)?;
-            write(&s, |c| c.add(ids, &vectors, metadata_in(metadata)))
-        })
+        self.write_job(WriteKind::Add, ids, vectors, metadata)
     }
 
-    /// Inserts or replaces records on a worker thread.
+    /// Inserts or replaces records on a worker thread (inputs copied as for `addAsync`).
     #[napi(catch_unwind, ts_return_type = "Promise<void>")]
     pub fn upsert_async(&self, ids: JsIds, vectors: Float32Array, metadata: Option<Vec<Option<String>>>) -> AsyncTask<Job<()>> {
-        let s = self.inner.clone();
-        Job::new(move || {
-            let ids = ids_in(ids)?;
-            write(&s, |c| c.upsert(ids, &vectors, metadata_in(metadata)))
-        })
+        self.write_job(WriteKind::Upsert, ids, vectors, metadata)
     }
 
     /// Deletes records on a worker thread; resolves to the number deleted.
     #[napi(catch_unwind, ts_return_type = "Promise<number>")]
     pub fn delete_async(&self, ids: JsIds) -> AsyncTask<Job<u32>> {
         let s = self.inner.clone();
+        let size = self.size.clone();
+        let ids = ids_in(ids);
         Job::new(move || {
-            let ids = ids_in(ids)?;
-            write(&s, |c| Ok(c.delete(&ids) as u32))
+            let ids = ids?;
+            write(&s, |c| {
+                let n = c.delete(&ids) as u32;
+                size.store(c.len(), Ordering::Release);
+                Ok(n)
+            })
         })
     }
 
@@ -148,6 +175,7 @@ impl CoreCollection {
     #[napi(catch_unwind, ts_return_type = "Promise<RawHits>")]
     pub fn search_async(&self, query: Float32Array, k: f64, include_metadata: bool) -> AsyncTask<Job<RawHits>> {
         let s = self.inner.clone();
+        let query = query.to_vec();
         Job::new(move || {
             let mut opts = SearchOptions::from_f64(k)?;
             opts.include_metadata = include_metadata;
@@ -159,6 +187,7 @@ impl CoreCollection {
     #[napi(catch_unwind, ts_return_type = "Promise<RawHits[]>")]
     pub fn search_batch_async(&self, queries: Float32Array, k: f64, include_metadata: bool) -> AsyncTask<Job<Vec<RawHits>>> {
         let s = self.inner.clone();
+        let queries = queries.to_vec();
         Job::new(move || {
             let mut opts = SearchOptions::from_f64(k)?;
             opts.include_metadata = include_metadata;
@@ -169,6 +198,7 @@ impl CoreCollection {
     /// Releases the collection; later calls fail with `HV_CLOSED`. Closing twice is allowed.
     #[napi(catch_unwind)]
     pub fn close(&self) -> napi::Result<()> {
+        self.closed.store(true, Ordering::Release);
         let mut g = self.inner.write().map_err(|_| to_napi(Error::Internal("lock poisoned".into())))?;
         g.take();
         Ok(())

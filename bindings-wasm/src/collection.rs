@@ -2,7 +2,7 @@
 //! as the Node binding's synchronous methods. `close()` drops the core value; later calls fail
 //! with `HV_CLOSED`.
 
-use horosvec_core::{Collection, Error, Metric, SearchOptions};
+use horosvec_core::{Collection, Error, Metric, SearchOptions, WriteKind};
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
@@ -20,6 +20,14 @@ impl CoreCollection {
     }
     fn col_mut(&mut self) -> Result<&mut Collection, JsValue> {
         self.inner.as_mut().ok_or_else(|| err(Error::Closed))
+    }
+    /// A write, taking ownership of the vectors wasm-bindgen already copied into wasm memory.
+    fn write(&mut self, kind: WriteKind, ids: JsValue, vectors: Vec<f32>, metadata: Option<Array>) -> Result<(), JsValue> {
+        let ids = ids_in(&ids).map_err(err)?;
+        let metadata = metadata_in(metadata).map_err(err)?;
+        let col = self.col_mut()?;
+        let w = col.prepare(kind, ids, vectors, metadata).map_err(err)?;
+        col.commit(w).map_err(err)
     }
 }
 
@@ -50,17 +58,13 @@ impl CoreCollection {
     }
 
     /// Inserts records. `vectors`: `n × dim` row-major.
-    pub fn add(&mut self, ids: JsValue, vectors: &[f32], metadata: Option<Array>) -> Result<(), JsValue> {
-        let ids = ids_in(&ids).map_err(err)?;
-        let metadata = metadata_in(metadata).map_err(err)?;
-        self.col_mut()?.add(ids, vectors, metadata).map_err(err)
+    pub fn add(&mut self, ids: JsValue, vectors: Vec<f32>, metadata: Option<Array>) -> Result<(), JsValue> {
+        self.write(WriteKind::Add, ids, vectors, metadata)
     }
 
     /// Inserts or replaces records.
-    pub fn upsert(&mut self, ids: JsValue, vectors: &[f32], metadata: Option<Array>) -> Result<(), JsValue> {
-        let ids = ids_in(&ids).map_err(err)?;
-        let metadata = metadata_in(metadata).map_err(err)?;
-        self.col_mut()?.upsert(ids, vectors, metadata).map_err(err)
+    pub fn upsert(&mut self, ids: JsValue, vectors: Vec<f32>, metadata: Option<Array>) -> Result<(), JsValue> {
+        self.write(WriteKind::Upsert, ids, vectors, metadata)
     }
 
     /// Deletes records; returns the number deleted.

@@ -30,6 +30,8 @@ pub enum ErrorCode {
     Io,
     /// `HV_CORRUPT`: stored bytes fail a check (bad magic, checksum, truncated file, impossible sizes).
     Corrupt,
+    /// `HV_OUT_OF_MEMORY`: memory for the operation could not be allocated; nothing changed.
+    OutOfMemory,
     /// `HV_INTERNAL`: a bug in horosvec (a caught panic); the operation had no effect on stored data.
     Internal,
 }
@@ -45,6 +47,7 @@ impl ErrorCode {
         ErrorCode::Closed,
         ErrorCode::Io,
         ErrorCode::Corrupt,
+        ErrorCode::OutOfMemory,
         ErrorCode::Internal,
     ];
 
@@ -59,6 +62,7 @@ impl ErrorCode {
             ErrorCode::Closed => "HV_CLOSED",
             ErrorCode::Io => "HV_IO",
             ErrorCode::Corrupt => "HV_CORRUPT",
+            ErrorCode::OutOfMemory => "HV_OUT_OF_MEMORY",
             ErrorCode::Internal => "HV_INTERNAL",
         }
     }
@@ -74,6 +78,7 @@ impl ErrorCode {
             ErrorCode::Closed => "The collection was closed with `close()`; every later call fails with this code.",
             ErrorCode::Io => "The operating system refused a read or a write (unwritable path, missing file, disk full).",
             ErrorCode::Corrupt => "Stored or supplied bytes fail a check: bad magic, checksum, truncated file, impossible sizes.",
+            ErrorCode::OutOfMemory => "Memory for the operation could not be allocated (e.g. the 4 GiB ceiling of a wasm32 heap); nothing was changed and the collection stays usable.",
             ErrorCode::Internal => "A bug inside horosvec was caught (a Rust panic) before it crossed into JS; the call had no effect. Please report it.",
         }
     }
@@ -90,6 +95,15 @@ impl fmt::Display for ErrorCode {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Error {
+    /// A flat `n × dim` batch whose length `len` is not a multiple of `dim`.
+    BatchShape {
+        /// The collection's dimension.
+        dim: usize,
+        /// The flat batch's length.
+        len: usize,
+    },
+    /// An allocation failed; nothing was changed.
+    OutOfMemory(String),
     /// A vector of `got` values where `expected` (the collection's `dim`) were required.
     DimMismatch {
         /// The collection's dimension.
@@ -124,7 +138,8 @@ impl Error {
     /// The stable code of this error.
     pub fn code(&self) -> ErrorCode {
         match self {
-            Error::DimMismatch { .. } => ErrorCode::DimMismatch,
+            Error::DimMismatch { .. } | Error::BatchShape { .. } => ErrorCode::DimMismatch,
+            Error::OutOfMemory(_) => ErrorCode::OutOfMemory,
             Error::InvalidVector { .. } => ErrorCode::InvalidVector,
             Error::InvalidArgument(_) => ErrorCode::InvalidArgument,
             Error::DuplicateId(_) => ErrorCode::DuplicateId,
@@ -148,8 +163,12 @@ impl fmt::Display for Error {
             Error::DimMismatch { expected, got } => {
                 write!(f, "vector has {got} components but the collection's dim is {expected}")
             }
+            Error::BatchShape { dim, len } => {
+                write!(f, "a flat batch of {len} values is not a whole number of vectors of dim {dim}")
+            }
+            Error::OutOfMemory(m) => write!(f, "out of memory: {m}"),
             Error::InvalidVector { index, reason } => write!(f, "vector {index} is invalid: {reason}"),
-            Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
+            Error::InvalidArgument(m) => f.write_str(m),
             Error::DuplicateId(id) => write!(f, "duplicate id {id}"),
             Error::NotFound(id) => write!(f, "not found: {id}"),
             Error::Closed => f.write_str("the collection is closed"),

@@ -23,7 +23,7 @@ pub mod error;
 pub mod flat;
 pub mod types;
 
-pub use collection::{Collection, SearchHit, SearchOptions, Stats, MAX_DIM};
+pub use collection::{Collection, PreparedWrite, SearchHit, SearchOptions, Stats, WriteKind, MAX_DIM, MIN_COSINE_NORM};
 pub use distance::{kernels, Kernels};
 pub use error::{Error, ErrorCode, Result};
 pub use types::{Metric, VectorId, MAX_SAFE_INTEGER};

@@ -78,11 +78,11 @@ function dataError(code, message) {
 
 // ---- argument parsing -----------------------------------------------------------------------
 
-function intArg(values, name, def, min) {
+function intArg(values, name, def, min, max = Number.MAX_SAFE_INTEGER) {
   const raw = values[name];
   if (raw === undefined) return def;
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < min) {
-    throw new UsageError(`--${name} must be ${min === 0 ? 'a non-negative' : 'a positive'} integer, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < min || Number(raw) > max) {
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
 }
@@ -119,7 +119,7 @@ function parseBench(args) {
     k: intArg(values, 'k', 10, 1),
     n: intArg(values, 'n', null, 1),
     nq: intArg(values, 'nq', null, 1),
-    batch: intArg(values, 'batch', 64, 1),
+    batch: intArg(values, 'batch', 64, 1, 65536),
     warmup: intArg(values, 'warmup', 50, 0),
     seconds: 3,
     json: values.json === true,
@@ -131,8 +131,8 @@ function parseBench(args) {
   };
   if (values.seconds !== undefined) {
     const s = Number(values.seconds);
-    if (values.seconds.trim() === '' || !Number.isFinite(s) || s < 0) {
-      throw new UsageError(`--seconds must be a non-negative number, got "${values.seconds}"`);
+    if (values.seconds.trim() === '' || !Number.isFinite(s) || s < 0 || s > 86400) {
+      throw new UsageError(`--seconds must be a number from 0 to 86400, got "${values.seconds}"`);
     }
     opts.seconds = s;
   }
@@ -482,7 +482,14 @@ async function bench(opts) {
       const e = Math.min(n, s + ADD_CHUNK);
       const ids = new Array(e - s);
       for (let i = 0; i < ids.length; i++) ids[i] = s + i;
-      await col.add(ids, vec.subarray(s * dim, e * dim));
+      try {
+        await col.add(ids, vec.subarray(s * dim, e * dim));
+      } catch (err) {
+        // Name the file and the base row, not the row within this chunk.
+        const m = /^(HV_[A-Z_]+): vector (\d+) (.*)$/s.exec(err.message ?? '');
+        if (m) throw dataError(m[1], `${opts.base}: base row ${s + Number(m[2])} ${m[3]}`);
+        throw err;
+      }
       b.update(e);
     }
     const buildS = Number(process.hrtime.bigint() - tb) / 1e9;

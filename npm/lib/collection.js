@@ -45,11 +45,19 @@ export function makeApi(raw) {
         }
       };
 
+  const settle = () => undefined;
+
   class Collection {
     #raw;
     #dim;
     #metric;
     #closed = false;
+    // Native only: calls run on worker threads, so their order is kept here. Writes run one
+    // after another in call order; a search waits for the writes issued before it; close()
+    // waits for every call in flight.
+    #writeTail = Promise.resolve();
+    #pendingWrites = 0;
+    #inflight = new Set();
 
     /** @internal use Collection.create */
     constructor(rawCol, token) {
@@ -75,6 +83,42 @@ export function makeApi(raw) {
       return this.#raw;
     }
 
+    #track(p) {
+      this.#inflight.add(p);
+      const done = () => this.#inflight.delete(p);
+      p.then(done, done);
+      return p;
+    }
+
+    // Runs `start(raw)` (which returns the raw result or a Promise) as a write (`write` true) or
+    // a read. `args` were normalised at call time; `snapshot` copies them when the call has to
+    // wait, so the caller may change its buffers as soon as the call returns.
+    #call(write, start, snapshot) {
+      let r;
+      try {
+        r = this.#open();
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      if (!native) return run(() => start(r));
+      let p;
+      if (this.#pendingWrites === 0) {
+        // Nothing to wait for: start now (the binding copies the inputs before returning).
+        p = run(() => start(r));
+        if (!write) return this.#track(p);
+      } else {
+        snapshot();
+        p = this.#writeTail.then(() => run(() => start(r)));
+      }
+      if (write) {
+        this.#pendingWrites++;
+        this.#writeTail = p.then(settle, settle).then(() => {
+          this.#pendingWrites--;
+        });
+      }
+      return this.#track(p);
+    }
+
     get size() {
       return guard(() => this.#open().size);
     }
@@ -92,14 +136,22 @@ export function makeApi(raw) {
     }
 
     #write(method, ids, vectors, metadata) {
-      return run(() => {
-        const r = this.#open();
+      let idList, flat, meta;
+      try {
+        this.#open();
         const single = !Array.isArray(ids);
-        const idList = toIds(ids);
-        const flat = toBatch(vectors, this.#dim);
-        const meta = toMetadata(metadata, idList.length, single);
-        return native ? r[`${method}Async`](idList, flat, meta) : r[method](idList, flat, meta);
-      }).then(() => undefined);
+        idList = toIds(ids);
+        flat = toBatch(vectors, this.#dim);
+        meta = toMetadata(metadata, idList.length, single);
+      } catch (e) {
+        return Promise.reject(toHvError(e));
+      }
+      const snapshot = () => {
+        flat = flat.slice();
+        if (idList instanceof Float64Array) idList = idList.slice();
+        else idList = [...idList];
+      };
+      return this.#call(true, (r) => (native ? r[`${method}Async`](idList, flat, meta) : r[method](idList, flat, meta)), snapshot).then(settle);
     }
 
     add(ids, vectors, metadata) {
@@ -111,11 +163,17 @@ export function makeApi(raw) {
     }
 
     delete(ids) {
-      return run(() => {
-        const r = this.#open();
-        const idList = toIds(ids);
-        return native ? r.deleteAsync(idList) : r.delete(idList);
-      });
+      let idList;
+      try {
+        this.#open();
+        idList = toIds(ids);
+      } catch (e) {
+        return Promise.reject(toHvError(e));
+      }
+      const snapshot = () => {
+        idList = idList instanceof Float64Array ? idList.slice() : [...idList];
+      };
+      return this.#call(true, (r) => (native ? r.deleteAsync(idList) : r.delete(idList)), snapshot);
     }
 
     get(id) {
@@ -136,33 +194,43 @@ export function makeApi(raw) {
     }
 
     search(query, options) {
-      return run(() => {
-        const r = this.#open();
-        const [k, meta] = toSearchOptions(options);
-        const q = toVector(query, 'query');
-        return native ? r.searchAsync(q, k, meta) : r.search(q, k, meta);
+      let q, k, meta;
+      try {
+        this.#open();
+        [k, meta] = toSearchOptions(options);
+        q = toVector(query, 'query');
+      } catch (e) {
+        return Promise.reject(toHvError(e));
+      }
+      return this.#call(false, (r) => (native ? r.searchAsync(q, k, meta) : r.search(q, k, meta)), () => {
+        q = q.slice();
       }).then(hits);
     }
 
     searchBatch(queries, options) {
-      return run(() => {
-        const r = this.#open();
-        const [k, meta] = toSearchOptions(options);
-        const flat = toBatch(queries, this.#dim, 'queries');
-        return native ? r.searchBatchAsync(flat, k, meta) : r.searchBatch(flat, k, meta);
+      let flat, k, meta;
+      try {
+        this.#open();
+        [k, meta] = toSearchOptions(options);
+        flat = toBatch(queries, this.#dim, 'queries');
+      } catch (e) {
+        return Promise.reject(toHvError(e));
+      }
+      return this.#call(false, (r) => (native ? r.searchBatchAsync(flat, k, meta) : r.searchBatch(flat, k, meta)), () => {
+        flat = flat.slice();
       }).then((all) => all.map(hits));
     }
 
-    close() {
-      if (!this.#closed) {
-        this.#closed = true;
-        try {
-          this.#raw.close();
-        } catch {
-          // closing twice or after a failure is harmless
-        }
+    async close() {
+      if (this.#closed) return;
+      this.#closed = true;
+      // Calls already made finish first (their results or errors reach their callers).
+      await Promise.allSettled([...this.#inflight]);
+      try {
+        this.#raw.close();
+      } catch {
+        // closing after a failure is harmless
       }
-      return Promise.resolve();
     }
   }
   const CREATE = Symbol('create');

@@ -11,7 +11,7 @@ const isView = (v) => ArrayBuffer.isView(v) && !(v instanceof DataView);
 export function toVector(v, what = 'vector') {
   if (v instanceof Float32Array) return v;
   if (isView(v) && !(v instanceof BigInt64Array) && !(v instanceof BigUint64Array)) return Float32Array.from(v);
-  if (Array.isArray(v)) {
+  if (Array.isArray(v) || (v !== null && typeof v === 'object' && typeof v.length === 'number' && !isView(v))) {
     for (let i = 0; i < v.length; i++) {
       if (typeof v[i] !== 'number') {
         throw hvError('HV_INVALID_ARGUMENT', `${what}[${i}] is ${typeof v[i]}, expected a number`);
@@ -19,7 +19,7 @@ export function toVector(v, what = 'vector') {
     }
     return Float32Array.from(v);
   }
-  throw hvError('HV_INVALID_ARGUMENT', `${what} must be a Float32Array, Float64Array or number[]`);
+  throw hvError('HV_INVALID_ARGUMENT', `${what} must be a Float32Array, another numeric typed array, or an array of numbers`);
 }
 
 /**
@@ -56,14 +56,21 @@ export function toIds(ids) {
     const t = typeof ids[i];
     if (t !== 'number') {
       numeric = false;
-      if (t !== 'string') checkId(ids[i], `ids[${i}]`);
+      checkId(ids[i], `ids[${i}]`);
     }
   }
   return numeric && ids.length > 0 ? Float64Array.from(ids) : ids;
 }
 
+// A lone UTF-16 surrogate cannot be stored as UTF-8: two different ids would collapse into one.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 export function checkId(id, what = 'id') {
-  if (typeof id !== 'string' && typeof id !== 'number') {
+  if (typeof id === 'string') {
+    if (typeof id.isWellFormed === 'function' ? !id.isWellFormed() : LONE_SURROGATE.test(id)) {
+      throw hvError('HV_INVALID_ARGUMENT', `${what} contains a lone UTF-16 surrogate (not a well-formed string)`);
+    }
+  } else if (typeof id !== 'number') {
     throw hvError('HV_INVALID_ARGUMENT', `${what} must be a string or a non-negative safe integer, got ${typeof id}`);
   }
   return id;
@@ -99,5 +106,9 @@ export function toSearchOptions(opts) {
   }
   const k = opts.k;
   if (typeof k !== 'number') throw hvError('HV_INVALID_ARGUMENT', `k must be a positive integer, got ${typeof k}`);
-  return [k, opts.includeMetadata !== false];
+  const inc = opts.includeMetadata;
+  if (inc !== undefined && typeof inc !== 'boolean') {
+    throw hvError('HV_INVALID_ARGUMENT', `includeMetadata must be a boolean, got ${typeof inc}`);
+  }
+  return [k, inc !== false];
 }

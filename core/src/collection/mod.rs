@@ -12,6 +12,7 @@ use std::collections::{HashMap, HashSet};
 use crate::distance::{kernels, Kernels};
 use crate::error::{Error, Result};
 use crate::flat::{self, FlatView, Hit};
+
 use crate::types::{Metric, VectorId};
 
 /// Largest supported dimension.
@@ -107,11 +108,44 @@ pub struct Collection {
     next_seq: u64,
 }
 
-/// A validated batch, ready to apply.
-struct Batch {
+/// Which write a [`PreparedWrite`] performs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteKind {
+    /// Insert new records; stored ids are an error.
+    Add,
+    /// Insert or replace records.
+    Upsert,
+}
+
+/// A validated write, ready for [`Collection::commit`].
+#[derive(Debug)]
+pub struct PreparedWrite {
+    kind: WriteKind,
     ids: Vec<VectorId>,
+    vectors: Vec<f32>,
     metadata: Vec<Option<String>>,
     inv_norms: Vec<f32>,
+}
+
+impl PreparedWrite {
+    /// Number of records in the write.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// True for an empty write (never produced by `prepare`).
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
+/// Smallest norm a vector may have under the cosine metric. Below it the direction cannot be
+/// computed reliably in `f32` (products underflow), so such vectors are rejected like zero ones.
+pub const MIN_COSINE_NORM: f64 = 1e-30;
+
+/// Euclidean norm computed in f64 (no overflow or underflow for any finite `f32` input).
+fn norm_f64(v: &[f32]) -> f64 {
+    v.iter().map(|&x| (x as f64) * (x as f64)).sum::<f64>().sqrt()
 }
 
 impl Collection {
@@ -174,7 +208,8 @@ impl Collection {
         }
     }
 
-    /// Checks one vector: length, finiteness, and (cosine) a non-zero norm. Returns 1/‖x‖ for cosine.
+    /// Checks one vector: length, finiteness, and (cosine) a usable norm. Returns 1/‖x‖ for
+    /// cosine (computed in f64), 1 otherwise.
     fn check_vector(&self, v: &[f32], index: usize) -> Result<f32> {
         if v.len() != self.dim {
             return Err(Error::DimMismatch { expected: self.dim, got: v.len() });
@@ -183,32 +218,45 @@ impl Collection {
             return Err(Error::InvalidVector { index, reason: format!("component {pos} is {}", v[pos]) });
         }
         if self.metric == Metric::Cosine {
-            let n2: f64 = v.iter().map(|&x| (x as f64) * (x as f64)).sum();
-            if n2 == 0.0 {
+            let norm = norm_f64(v);
+            if norm < MIN_COSINE_NORM {
                 return Err(Error::InvalidVector {
                     index,
-                    reason: "all components are zero, which has no direction under the cosine metric".into(),
+                    reason: if norm == 0.0 {
+                        "all components are zero, which has no direction under the cosine metric".into()
+                    } else {
+                        format!("its norm {norm:e} is below {MIN_COSINE_NORM:e}, too small for a reliable direction in f32")
+                    },
                 });
             }
-            return Ok((1.0 / n2.sqrt()) as f32);
+            return Ok((1.0 / norm) as f32);
         }
         Ok(1.0)
     }
 
-    /// Validates a batch: counts, dimension, values, metadata JSON, ids unique within the batch
-    /// (and, when `fresh`, absent from the collection).
-    fn validate(
+    /// Validates a write (counts, dimension, values, metadata JSON, ids unique within the batch
+    /// and, for `add`, absent from the collection) without changing anything. Needs only shared
+    /// access, so callers can validate outside their write lock and then [`Collection::commit`].
+    ///
+    /// `vectors` is `n × dim` row-major `f32`; `metadata`, if given, holds one optional JSON text
+    /// per record.
+    ///
+    /// # Errors
+    /// `HV_INVALID_ARGUMENT` (empty batch, counts differ, metadata not JSON), `HV_DIM_MISMATCH`,
+    /// `HV_INVALID_VECTOR` (NaN/±Infinity; under cosine a zero or near-zero norm),
+    /// `HV_DUPLICATE_ID` (`add` of a stored id, or an id twice in the batch).
+    pub fn prepare(
         &self,
+        kind: WriteKind,
         ids: Vec<VectorId>,
-        vectors: &[f32],
+        vectors: Vec<f32>,
         metadata: Option<Vec<Option<String>>>,
-        fresh: bool,
-    ) -> Result<Batch> {
+    ) -> Result<PreparedWrite> {
         if ids.is_empty() {
             return Err(Error::invalid_argument("empty batch: give at least one id and vector"));
         }
         if vectors.len() % self.dim != 0 {
-            return Err(Error::DimMismatch { expected: self.dim, got: vectors.len() % self.dim });
+            return Err(Error::BatchShape { dim: self.dim, len: vectors.len() });
         }
         let n = vectors.len() / self.dim;
         if n != ids.len() {
@@ -223,7 +271,7 @@ impl Collection {
         };
         for (i, m) in metadata.iter().enumerate() {
             if let Some(text) = m {
-                if serde_json::from_str::<serde_json::Value>(text).is_err() {
+                if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
                     return Err(Error::invalid_argument(format!("metadata of record {i} is not valid JSON")));
                 }
             }
@@ -240,11 +288,54 @@ impl Collection {
             if !seen.insert(id) {
                 return Err(Error::DuplicateId(format!("{id} (twice in one batch)")));
             }
-            if fresh && self.rows.contains_key(id) {
+        }
+        let w = PreparedWrite { kind, ids, vectors, metadata, inv_norms };
+        self.check_fresh(&w)?;
+        Ok(w)
+    }
+
+    /// `add` only: no id of the batch may be stored already.
+    fn check_fresh(&self, w: &PreparedWrite) -> Result<()> {
+        if w.kind == WriteKind::Add {
+            if let Some(id) = w.ids.iter().find(|id| self.rows.contains_key(*id)) {
                 return Err(Error::DuplicateId(format!("{id} (already stored; use upsert to replace)")));
             }
         }
-        Ok(Batch { ids, metadata, inv_norms })
+        Ok(())
+    }
+
+    /// Applies a write validated by [`Collection::prepare`] (possibly on an older state: the
+    /// "already stored" check of `add` is repeated). All or nothing: memory for the whole batch
+    /// is reserved before the first record changes.
+    ///
+    /// # Errors
+    /// `HV_DUPLICATE_ID` (an id was added since `prepare`), `HV_OUT_OF_MEMORY`, `HV_INVALID_ARGUMENT`
+    /// (the write was prepared for a collection of another dimension).
+    pub fn commit(&mut self, w: PreparedWrite) -> Result<()> {
+        if w.vectors.len() != w.ids.len() * self.dim {
+            return Err(Error::invalid_argument("write prepared for another collection"));
+        }
+        self.check_fresh(&w)?;
+        self.try_reserve(w.ids.len())?;
+        let cos = self.metric == Metric::Cosine;
+        let dim = self.dim;
+        let PreparedWrite { ids, vectors, metadata, inv_norms, .. } = w;
+        for (i, (id, meta)) in ids.into_iter().zip(metadata).enumerate() {
+            let v = &vectors[i * dim..(i + 1) * dim];
+            let inv = cos.then(|| inv_norms[i]);
+            match self.rows.get(&id) {
+                Some(&row) => {
+                    let r = row as usize;
+                    self.vectors[r * dim..(r + 1) * dim].copy_from_slice(v);
+                    if let Some(inv) = inv {
+                        self.inv_norms[r] = inv;
+                    }
+                    self.metadata[r] = meta;
+                }
+                None => self.push_row(id, v, inv, meta),
+            }
+        }
+        Ok(())
     }
 
     fn push_row(&mut self, id: VectorId, v: &[f32], inv: Option<f32>, meta: Option<String>) {
@@ -260,22 +351,36 @@ impl Collection {
         self.metadata.push(meta);
     }
 
+    /// Reserves room for `n` more records in every column, failing cleanly (nothing changed)
+    /// when memory is exhausted, e.g. at the 4 GiB ceiling of wasm32.
+    fn try_reserve(&mut self, n: usize) -> Result<()> {
+        let oom = |what: &str| Error::OutOfMemory(format!("cannot grow the {what} column by {n} records"));
+        let dim = self.dim;
+        let grow = |len: usize, cap: usize, add: usize| if len + add > cap { (len + add).max(cap + cap / 2) - len } else { 0 };
+        let want = grow(self.vectors.len(), self.vectors.capacity(), n * dim);
+        if want > 0 && self.vectors.try_reserve_exact(want).is_err() {
+            self.vectors.try_reserve_exact(n * dim).map_err(|_| oom("vector"))?;
+        }
+        self.ids.try_reserve(n).map_err(|_| oom("id"))?;
+        self.seqs.try_reserve(n).map_err(|_| oom("sequence"))?;
+        self.metadata.try_reserve(n).map_err(|_| oom("metadata"))?;
+        self.rows.try_reserve(n).map_err(|_| oom("id map"))?;
+        if self.metric == Metric::Cosine {
+            self.inv_norms.try_reserve(n).map_err(|_| oom("norm"))?;
+        }
+        Ok(())
+    }
+
     /// Inserts new records. `vectors` is `n × dim` row-major `f32`; `metadata`, if given, holds one
     /// optional JSON text per record. All or nothing.
     ///
     /// # Errors
     /// `HV_INVALID_ARGUMENT` (empty batch, counts differ, metadata not JSON), `HV_DIM_MISMATCH`,
     /// `HV_INVALID_VECTOR` (NaN/±Infinity; zero vector under cosine), `HV_DUPLICATE_ID` (id stored
-    /// already or twice in the batch). On error nothing is inserted.
+    /// already or twice in the batch), `HV_OUT_OF_MEMORY`. On error nothing is inserted.
     pub fn add(&mut self, ids: Vec<VectorId>, vectors: &[f32], metadata: Option<Vec<Option<String>>>) -> Result<()> {
-        let b = self.validate(ids, vectors, metadata, true)?;
-        self.reserve(b.ids.len());
-        let cos = self.metric == Metric::Cosine;
-        for (i, (id, meta)) in b.ids.into_iter().zip(b.metadata).enumerate() {
-            let inv = cos.then(|| b.inv_norms[i]);
-            self.push_row(id, &vectors[i * self.dim..(i + 1) * self.dim], inv, meta);
-        }
-        Ok(())
+        let w = self.prepare(WriteKind::Add, ids, vectors.to_vec(), metadata)?;
+        self.commit(w)
     }
 
     /// Inserts or replaces records: an existing id gets the new vector and metadata (the whole
@@ -285,36 +390,8 @@ impl Collection {
     /// # Errors
     /// As [`Collection::add`]; `HV_DUPLICATE_ID` only for an id named twice in the batch.
     pub fn upsert(&mut self, ids: Vec<VectorId>, vectors: &[f32], metadata: Option<Vec<Option<String>>>) -> Result<()> {
-        let b = self.validate(ids, vectors, metadata, false)?;
-        self.reserve(b.ids.len());
-        let cos = self.metric == Metric::Cosine;
-        let dim = self.dim;
-        for (i, (id, meta)) in b.ids.into_iter().zip(b.metadata).enumerate() {
-            let v = &vectors[i * dim..(i + 1) * dim];
-            let inv = cos.then(|| b.inv_norms[i]);
-            if let Some(&row) = self.rows.get(&id) {
-                let r = row as usize;
-                self.vectors[r * dim..(r + 1) * dim].copy_from_slice(v);
-                if let Some(inv) = inv {
-                    self.inv_norms[r] = inv;
-                }
-                self.metadata[r] = meta;
-            } else {
-                self.push_row(id, v, inv, meta);
-            }
-        }
-        Ok(())
-    }
-
-    fn reserve(&mut self, n: usize) {
-        self.vectors.reserve(n * self.dim);
-        self.ids.reserve(n);
-        self.seqs.reserve(n);
-        self.metadata.reserve(n);
-        self.rows.reserve(n);
-        if self.metric == Metric::Cosine {
-            self.inv_norms.reserve(n);
-        }
+        let w = self.prepare(WriteKind::Upsert, ids, vectors.to_vec(), metadata)?;
+        self.commit(w)
     }
 
     /// Deletes the named records; ids that are not stored are ignored. Returns how many records
@@ -398,7 +475,7 @@ impl Collection {
             return Err(Error::invalid_argument("empty batch: give at least one query"));
         }
         if queries.len() % self.dim != 0 {
-            return Err(Error::DimMismatch { expected: self.dim, got: queries.len() % self.dim });
+            return Err(Error::BatchShape { dim: self.dim, len: queries.len() });
         }
         let mut prepared = Vec::with_capacity(queries.len());
         let mut q = Vec::with_capacity(self.dim);

@@ -49,23 +49,35 @@ impl FlatView<'_> {
         match self.metric {
             Metric::L2 => (k.l2sq_f32)(q, x),
             Metric::InnerProduct => -(k.dot_f32)(q, x),
-            Metric::Cosine => 1.0 - (k.dot_f32)(q, x) * self.inv_norms[i],
+            Metric::Cosine => cosine(q, x, self.inv_norms[i], k),
             Metric::L1 => (k.l1_f32)(q, x),
         }
     }
 }
 
-/// Turns a raw query into the form the scan expects: under cosine it is scaled to unit norm
+/// Cosine distance of unit query `q` to row `x` with 1/‖x‖ = `inv`, clamped to [0, 2] (rounding
+/// can otherwise give −1e-7 for identical directions).
+#[inline]
+fn cosine(q: &[f32], x: &[f32], inv: f32, k: &Kernels) -> f32 {
+    cosine_from_dot((k.dot_f32)(q, x), inv)
+}
+
+#[inline]
+fn cosine_from_dot(dot: f32, inv: f32) -> f32 {
+    (1.0 - dot * inv).clamp(0.0, 2.0)
+}
+
+/// Turns a raw query into the form the scan expects: under cosine it is scaled to unit norm, with
+/// the norm computed in f64 so that huge or tiny finite queries neither overflow nor underflow
 /// (the caller has rejected zero vectors); other metrics use it as is.
-pub fn prepare_query(metric: Metric, kernels: &Kernels, q: &[f32], out: &mut Vec<f32>) {
+pub fn prepare_query(metric: Metric, _kernels: &Kernels, q: &[f32], out: &mut Vec<f32>) {
     out.clear();
-    out.extend_from_slice(q);
     if metric == Metric::Cosine {
-        let n = (kernels.dot_f32)(q, q).sqrt();
-        if n > 0.0 {
-            let inv = 1.0 / n;
-            out.iter_mut().for_each(|v| *v *= inv);
-        }
+        let n = q.iter().map(|&x| (x as f64) * (x as f64)).sum::<f64>().sqrt();
+        let inv = if n > 0.0 { 1.0 / n } else { 1.0 };
+        out.extend(q.iter().map(|&x| (x as f64 * inv) as f32));
+    } else {
+        out.extend_from_slice(q);
     }
 }
 
@@ -138,7 +150,7 @@ fn scan_chunk(view: &FlatView<'_>, queries: &[f32], k: usize) -> Vec<Vec<Hit>> {
                             Metric::InnerProduct => (kern.dot_f32_x4)(&group, x).map(|d| -d),
                             _ => {
                                 let inv = view.inv_norms[i];
-                                (kern.dot_f32_x4)(&group, x).map(|d| 1.0 - d * inv)
+                                (kern.dot_f32_x4)(&group, x).map(|d| cosine_from_dot(d, inv))
                             }
                         };
                         for (lane, &d) in d4.iter().enumerate().take(cnt) {

@@ -38,8 +38,9 @@ impl Ord for Hit {
     }
 }
 
-/// Keeps the `k` smallest hits by (distance, seq). NaN distances (possible only from overflow in
-/// huge finite inputs) order after every number under `total_cmp`, so they never panic.
+/// Keeps the `k` smallest hits by (distance, seq). A NaN distance (possible only when huge finite
+/// inputs overflow, e.g. +∞ + −∞ in an inner product) is stored as +∞, so it ranks last and never
+/// panics.
 pub struct TopK {
     k: usize,
     heap: BinaryHeap<Hit>,
@@ -54,6 +55,7 @@ impl TopK {
     /// Offers a hit; kept if it is among the `k` best so far.
     #[inline]
     pub fn push(&mut self, dist: f32, seq: u64, row: u32) {
+        let dist = if dist.is_nan() { f32::INFINITY } else { dist };
         let h = Hit { dist, seq, row };
         if self.heap.len() < self.k {
             self.heap.push(h);
