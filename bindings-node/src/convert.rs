@@ -1,21 +1,30 @@
 //! JS values ↔ core types.
 
 use horosvec_core::{SearchHit, VectorId};
-use napi::bindgen_prelude::{Either, Float32Array, Float64Array};
+use napi::bindgen_prelude::{Either, Either3, Float32Array, Float64Array, Uint32Array};
 use napi_derive::napi;
 
 /// A JS id: a number (non-negative safe integer) or a string.
 pub type JsId = Either<f64, String>;
 
-/// A batch of ids: a `Float64Array` when every id is a number (the JS layer's fast path: one
-/// copy, no per-element conversion on the JS thread), else an array of numbers and strings.
-pub type JsIds = Either<Float64Array, Vec<JsId>>;
+/// Many string ids packed into one string plus the UTF-16 length of each (one crossing instead
+/// of one per id).
+#[napi(object)]
+pub struct PackedIds {
+    pub text: String,
+    pub lengths: Uint32Array,
+}
+
+/// A batch of ids, in the JS layer's three forms: a `Float64Array` when every id is a number,
+/// [`PackedIds`] when every id is a string, else an array of numbers and strings.
+pub type JsIds = Either3<Float64Array, PackedIds, Vec<JsId>>;
 
 /// JS ids → core ids (numbers are checked by the core: `HV_INVALID_ARGUMENT`).
 pub fn ids_in(ids: JsIds) -> horosvec_core::Result<Vec<VectorId>> {
     match ids {
-        Either::A(nums) => nums.iter().map(|&n| VectorId::from_f64(n)).collect(),
-        Either::B(list) => list.into_iter().map(id_in).collect(),
+        Either3::A(nums) => nums.iter().map(|&n| VectorId::from_f64(n)).collect(),
+        Either3::B(p) => horosvec_core::split_utf16(&p.text, &p.lengths),
+        Either3::C(list) => list.into_iter().map(id_in).collect(),
     }
 }
 

@@ -31,6 +31,15 @@ pub fn ids_in(ids: &JsValue) -> horosvec_core::Result<Vec<VectorId>> {
     if let Some(nums) = ids.dyn_ref::<js_sys::Float64Array>() {
         return nums.to_vec().into_iter().map(VectorId::from_f64).collect();
     }
+    if !Array::is_array(ids) && ids.is_object() {
+        // Packed string ids: { text, lengths: Uint32Array } (one crossing instead of one per id).
+        let text = Reflect::get(ids, &"text".into()).ok().and_then(|t| t.as_string());
+        let lengths = Reflect::get(ids, &"lengths".into()).ok().and_then(|l| l.dyn_into::<js_sys::Uint32Array>().ok());
+        return match (text, lengths) {
+            (Some(t), Some(l)) => horosvec_core::split_utf16(&t, &l.to_vec()),
+            _ => Err(Error::invalid_argument("ids must be an array")),
+        };
+    }
     match ids.dyn_ref::<Array>() {
         Some(list) => list.iter().map(|v| id_in(&v)).collect(),
         None => Err(Error::invalid_argument("ids must be an array")),

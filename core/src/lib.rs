@@ -26,7 +26,7 @@ pub mod types;
 pub use collection::{Collection, PreparedWrite, SearchHit, SearchOptions, Stats, WriteKind, MAX_DIM, MIN_COSINE_NORM};
 pub use distance::{kernels, Kernels};
 pub use error::{Error, ErrorCode, Result};
-pub use types::{Metric, VectorId, MAX_SAFE_INTEGER};
+pub use types::{split_utf16, Metric, VectorId, MAX_SAFE_INTEGER};
 
 /// Threads used by batch search: the rayon pool's size natively, 1 without the `parallel` feature.
 pub fn parallelism() -> usize {

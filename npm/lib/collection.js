@@ -3,7 +3,7 @@
 // objects; every check on values happens in the Rust core.
 
 import { guard, hvError, toHvError } from './errors.js';
-import { toBatch, toIds, toMetadata, toSearchOptions, toVector, checkId } from './input.js';
+import { toBatch, toIds, idCount, toMetadata, toSearchOptions, toVector, checkId } from './input.js';
 
 function hits(raw) {
   const out = new Array(raw.ids.length);
@@ -142,14 +142,14 @@ export function makeApi(raw) {
         const single = !Array.isArray(ids);
         idList = toIds(ids);
         flat = toBatch(vectors, this.#dim);
-        meta = toMetadata(metadata, idList.length, single);
+        meta = toMetadata(metadata, idCount(idList), single);
       } catch (e) {
         return Promise.reject(toHvError(e));
       }
       const snapshot = () => {
         flat = flat.slice();
-        if (idList instanceof Float64Array) idList = idList.slice();
-        else idList = [...idList];
+        if (Array.isArray(idList)) idList = [...idList];
+        else if (idList instanceof Float64Array) idList = idList.slice();
       };
       return this.#call(true, (r) => (native ? r[`${method}Async`](idList, flat, meta) : r[method](idList, flat, meta)), snapshot).then(settle);
     }
@@ -171,7 +171,8 @@ export function makeApi(raw) {
         return Promise.reject(toHvError(e));
       }
       const snapshot = () => {
-        idList = idList instanceof Float64Array ? idList.slice() : [...idList];
+        if (Array.isArray(idList)) idList = [...idList];
+        else if (idList instanceof Float64Array) idList = idList.slice();
       };
       return this.#call(true, (r) => (native ? r.deleteAsync(idList) : r.delete(idList)), snapshot);
     }

@@ -59,7 +59,22 @@ export function toIds(ids) {
       checkId(ids[i], `ids[${i}]`);
     }
   }
-  return numeric && ids.length > 0 ? Float64Array.from(ids) : ids;
+  if (ids.length === 0) return ids;
+  if (numeric) return Float64Array.from(ids);
+  if (ids.every((id) => typeof id === 'string')) return packStrings(ids);
+  return ids;
+}
+
+/** Many string ids → `{ text, lengths }`: one string and the UTF-16 length of each id. */
+function packStrings(ids) {
+  const lengths = new Uint32Array(ids.length);
+  for (let i = 0; i < ids.length; i++) lengths[i] = ids[i].length;
+  return { text: ids.join(''), lengths, count: ids.length };
+}
+
+/** Number of ids in what `toIds` returned. */
+export function idCount(ids) {
+  return ids.count ?? ids.length;
 }
 
 // A lone UTF-16 surrogate cannot be stored as UTF-8: two different ids would collapse into one.
