@@ -34,6 +34,7 @@ export type ErrorCode =
   | 'HV_IO'
   | 'HV_CORRUPT'
   | 'HV_OUT_OF_MEMORY'
+  | 'HV_CANCELLED'
   | 'HV_INTERNAL';
 
 /** An error raised by horosvec. */
@@ -72,6 +73,43 @@ export interface SearchOptions {
   k: number;
   /** Whether hits carry the record's metadata (default `true`; must be a boolean). */
   includeMetadata?: boolean;
+  /**
+   * ef: list size of the graph search when an index exists (default 64, raised to `k`). Larger
+   * is slower and more accurate. Ignored without an index.
+   */
+  ef?: number;
+  /** How many of the best graph candidates get an exact distance (default: all `ef`). Ignored without an index. */
+  rerank?: number;
+  /** Exact flat search over every record even when an index exists (default `false`). */
+  exact?: boolean;
+}
+
+/**
+ * Options of `buildIndex`: a Vamana graph (Subramanya et al., DiskANN, NeurIPS 2019) walked with
+ * RaBitQ codes (Gao & Long, SIGMOD 2024; Extended RaBitQ, SIGMOD 2025), with an exact rerank.
+ */
+export interface IndexOptions {
+  /** Index kind; only `'vamana'`. */
+  kind?: 'vamana';
+  /** R: maximum out-degree of the graph (default 32). */
+  R?: number;
+  /** L: list size of the build's searches (default 64). */
+  L?: number;
+  /** α of RobustPrune on Euclidean distances (default 1.1; applied as α² to squared distances). */
+  alpha?: number;
+  /** Build passes (default 1; with 2, the first uses α = 1). */
+  passes?: number;
+  /** Bits per dimension of the RaBitQ codes, 1..=8 (default 4). Ignored under `l1`, which walks with exact distances. */
+  bits?: number;
+  /** Seed of everything random in the build: same seed and data, same index. */
+  seed?: number;
+  /** Called with (done, total) as the build progresses. */
+  onProgress?: (done: number, total: number) => void;
+  /**
+   * Aborting it cancels the build (`HV_CANCELLED`; the collection keeps its previous state).
+   * Under wasm the build runs synchronously, so only an abort from inside `onProgress` is seen.
+   */
+  signal?: AbortSignal;
 }
 
 /** One search result. */
@@ -98,10 +136,14 @@ export interface CollectionStats {
   metric: Metric;
   /** Distance kernel set in use. */
   kernel: string;
-  /** Search code path: `'exact'` (flat scan). */
+  /** Search code path: `'exact'` (flat scan), or the index's: `'vamana-rabitq<bits>'`, `'vamana-exact'` (l1). */
   mode: string;
-  /** Bytes held by stored vectors (size × dim × 4). */
+  /** Bytes held by stored vectors (rows × dim × 4, tombstoned rows included). */
   vectorBytes: number;
+  /** Bytes per vector the graph walk touches (codes, factors, adjacency); 0 without an index. */
+  indexBytesPerVector: number;
+  /** Deleted records kept as tombstones in the index until consolidation. */
+  tombstones: number;
   backend: 'native' | 'wasm';
   /** Threads used by batch search (1 under wasm). */
   threads: number;
@@ -143,7 +185,8 @@ export declare class Collection<M = Metadata> {
   get(id: Id): StoredRecord<M> | undefined;
 
   /**
-   * The exact `k` nearest records, best first (ties: earlier-inserted first).
+   * The `k` nearest records, best first (ties: earlier-inserted first). Exact without an index;
+   * with one, approximate (see `ef`), and the returned distances are still exact.
    * @throws `HV_INVALID_ARGUMENT` (bad `k`), `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR`, `HV_CLOSED`.
    */
   search(query: Vector, options: SearchOptions): Promise<SearchHit<M>[]>;
@@ -154,6 +197,16 @@ export declare class Collection<M = Metadata> {
    * one result list per query, in order. Much faster per query than `search` in a loop.
    */
   searchBatch(queries: VectorBatch, options: SearchOptions): Promise<SearchHit<M>[][]>;
+
+  /**
+   * Builds (or rebuilds) the approximate index over the current records. Searches go on while it
+   * builds (natively it runs on worker threads); writes called meanwhile wait for it. Afterwards
+   * `search` walks the graph (unless `exact: true`, or the collection has under 2,000 records),
+   * `add`/`upsert` insert into the graph, and `delete` leaves tombstones that are consolidated
+   * once they pass 10 % of the records.
+   * @throws `HV_INVALID_ARGUMENT` (bad option), `HV_CANCELLED`, `HV_CLOSED`.
+   */
+  buildIndex(options?: IndexOptions): Promise<void>;
 
   /** Facts about the collection. */
   stats(): CollectionStats;

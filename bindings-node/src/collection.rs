@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
-use horosvec_core::{Collection, Error, Metric, SearchOptions, WriteKind};
+use horosvec_core::{Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
 use napi::bindgen_prelude::{AsyncTask, Float32Array, ToNapiValue, TypeName};
 use napi::{Env, Task};
 use napi_derive::napi;
@@ -58,6 +58,39 @@ pub struct CoreCollection {
     /// Record count mirrored after every write, so `size` never waits for a running write.
     size: Arc<AtomicUsize>,
     closed: Arc<AtomicBool>,
+    /// Progress (done, total) of the running index build, read by `buildProgress()`.
+    build_done: Arc<AtomicUsize>,
+    build_total: Arc<AtomicUsize>,
+    /// Set by `cancelBuild()`; checked by the build between batches.
+    cancel: Arc<AtomicBool>,
+}
+
+/// Options of an index build (each optional; see `horosvec_core::IndexParams`).
+#[napi(object)]
+pub struct RawIndexParams {
+    pub r: Option<f64>,
+    pub l: Option<f64>,
+    pub alpha: Option<f64>,
+    pub passes: Option<f64>,
+    pub bits: Option<f64>,
+    pub seed: Option<f64>,
+}
+
+/// Options of one search.
+#[napi(object)]
+pub struct RawSearchOptions {
+    pub k: f64,
+    pub include_metadata: bool,
+    pub ef: Option<f64>,
+    pub rerank: Option<f64>,
+    pub exact: bool,
+}
+
+fn search_opts(o: &RawSearchOptions) -> horosvec_core::Result<SearchOptions> {
+    let mut opts = SearchOptions::from_f64(o.k)?.with_graph_f64(o.ef, o.rerank)?;
+    opts.include_metadata = o.include_metadata;
+    opts.exact = o.exact;
+    Ok(opts)
 }
 
 impl CoreCollection {
@@ -90,6 +123,9 @@ impl CoreCollection {
             inner: Arc::new(RwLock::new(Some(c))),
             size: Arc::new(AtomicUsize::new(0)),
             closed: Arc::new(AtomicBool::new(false)),
+            build_done: Arc::new(AtomicUsize::new(0)),
+            build_total: Arc::new(AtomicUsize::new(0)),
+            cancel: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -113,8 +149,10 @@ impl CoreCollection {
                     dim: s.dim as u32,
                     metric: s.metric.as_str().into(),
                     kernel: s.kernel.into(),
-                    mode: s.mode.into(),
+                    mode: s.mode,
                     vector_bytes: s.vector_bytes as f64,
+                    index_bytes_per_vector: s.index_bytes_per_vector,
+                    tombstones: s.tombstones as f64,
                 })
             })
         })
@@ -163,36 +201,65 @@ impl CoreCollection {
 
     /// Exact search for one query, on the calling thread.
     #[napi(catch_unwind)]
-    pub fn search(&self, query: Float32Array, k: f64, include_metadata: bool) -> napi::Result<RawHits> {
+    pub fn search(&self, query: Float32Array, options: RawSearchOptions) -> napi::Result<RawHits> {
         guard(|| {
-            let mut opts = SearchOptions::from_f64(k)?;
-            opts.include_metadata = include_metadata;
+            let opts = search_opts(&options)?;
             read(&self.inner, |c| c.search(&query, &opts)).map(hits_out)
         })
     }
 
     /// Exact search for one query on a worker thread.
     #[napi(catch_unwind, ts_return_type = "Promise<RawHits>")]
-    pub fn search_async(&self, query: Float32Array, k: f64, include_metadata: bool) -> AsyncTask<Job<RawHits>> {
+    pub fn search_async(&self, query: Float32Array, options: RawSearchOptions) -> AsyncTask<Job<RawHits>> {
         let s = self.inner.clone();
         let query = query.to_vec();
         Job::new(move || {
-            let mut opts = SearchOptions::from_f64(k)?;
-            opts.include_metadata = include_metadata;
+            let opts = search_opts(&options)?;
             read(&s, |c| c.search(&query, &opts)).map(hits_out)
         })
     }
 
     /// Exact search for `n` queries (`n × dim` row-major) on a worker thread and the rayon pool.
     #[napi(catch_unwind, ts_return_type = "Promise<RawHits[]>")]
-    pub fn search_batch_async(&self, queries: Float32Array, k: f64, include_metadata: bool) -> AsyncTask<Job<Vec<RawHits>>> {
+    pub fn search_batch_async(&self, queries: Float32Array, options: RawSearchOptions) -> AsyncTask<Job<Vec<RawHits>>> {
         let s = self.inner.clone();
         let queries = queries.to_vec();
         Job::new(move || {
-            let mut opts = SearchOptions::from_f64(k)?;
-            opts.include_metadata = include_metadata;
+            let opts = search_opts(&options)?;
             read(&s, |c| c.search_batch(&queries, &opts)).map(|r| r.into_iter().map(hits_out).collect())
         })
+    }
+
+    /// Builds the approximate index on a worker thread (the graph build itself runs on the rayon
+    /// pool). Searches go on meanwhile; the JS layer queues writes behind it.
+    #[napi(catch_unwind, ts_return_type = "Promise<void>")]
+    pub fn build_index_async(&self, params: RawIndexParams) -> AsyncTask<Job<()>> {
+        let s = self.inner.clone();
+        let (done, total, cancel) = (self.build_done.clone(), self.build_total.clone(), self.cancel.clone());
+        cancel.store(false, Ordering::Release);
+        done.store(0, Ordering::Release);
+        total.store(0, Ordering::Release);
+        Job::new(move || {
+            let p = IndexParams::from_f64(params.r, params.l, params.alpha, params.passes, params.bits, params.seed)?;
+            let progress = |d: usize, t: usize| {
+                done.store(d, Ordering::Release);
+                total.store(t, Ordering::Release);
+            };
+            let (ix, version) = read(&s, |c| c.build_index(p, &progress, &cancel))?;
+            write(&s, |c| c.install_index(ix, version))
+        })
+    }
+
+    /// `[done, total]` of the running (or last) index build.
+    #[napi]
+    pub fn build_progress(&self) -> Vec<f64> {
+        vec![self.build_done.load(Ordering::Acquire) as f64, self.build_total.load(Ordering::Acquire) as f64]
+    }
+
+    /// Asks the running index build to stop (it then fails with `HV_CANCELLED`).
+    #[napi]
+    pub fn cancel_build(&self) {
+        self.cancel.store(true, Ordering::Release);
     }
 
     /// Releases the collection; later calls fail with `HV_CLOSED`. Closing twice is allowed.

@@ -82,4 +82,6 @@ pub struct RawStats {
     pub kernel: String,
     pub mode: String,
     pub vector_bytes: f64,
+    pub index_bytes_per_vector: f64,
+    pub tombstones: f64,
 }

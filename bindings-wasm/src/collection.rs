@@ -2,7 +2,9 @@
 //! as the Node binding's synchronous methods. `close()` drops the core value; later calls fail
 //! with `HV_CLOSED`.
 
-use horosvec_core::{Collection, Error, Metric, SearchOptions, WriteKind};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use horosvec_core::{Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
@@ -31,10 +33,16 @@ impl CoreCollection {
     }
 }
 
-fn opts(k: f64, include_metadata: bool) -> Result<SearchOptions, JsValue> {
-    let mut o = SearchOptions::from_f64(k).map_err(err)?;
-    o.include_metadata = include_metadata;
-    Ok(o)
+/// Reads `{ k, includeMetadata, ef?, rerank?, exact }` (the same fields as the Node binding's
+/// `RawSearchOptions`).
+fn opts(o: &JsValue) -> Result<SearchOptions, JsValue> {
+    let get = |k: &str| js_sys::Reflect::get(o, &k.into()).unwrap_or(JsValue::UNDEFINED);
+    let num = |k: &str| get(k).as_f64();
+    let k = num("k").ok_or_else(|| err(Error::invalid_argument("k must be a positive integer")))?;
+    let mut s = SearchOptions::from_f64(k).and_then(|s| s.with_graph_f64(num("ef"), num("rerank"))).map_err(err)?;
+    s.include_metadata = get("includeMetadata").as_bool().unwrap_or(true);
+    s.exact = get("exact").as_bool().unwrap_or(false);
+    Ok(s)
 }
 
 #[wasm_bindgen]
@@ -80,18 +88,39 @@ impl CoreCollection {
     }
 
     /// Exact search for one query.
-    pub fn search(&self, query: &[f32], k: f64, include_metadata: bool) -> Result<JsValue, JsValue> {
-        let o = opts(k, include_metadata)?;
+    pub fn search(&self, query: &[f32], options: JsValue) -> Result<JsValue, JsValue> {
+        let o = opts(&options)?;
         let hits = self.col()?.search(query, &o).map_err(err)?;
         Ok(hits_out(&hits))
     }
 
     /// Exact search for `n` queries (`n × dim` row-major); an array of per-query hits.
     #[wasm_bindgen(js_name = searchBatch)]
-    pub fn search_batch(&self, queries: &[f32], k: f64, include_metadata: bool) -> Result<Array, JsValue> {
-        let o = opts(k, include_metadata)?;
+    pub fn search_batch(&self, queries: &[f32], options: JsValue) -> Result<Array, JsValue> {
+        let o = opts(&options)?;
         let all = self.col()?.search_batch(queries, &o).map_err(err)?;
         Ok(all.iter().map(|h| hits_out(h)).collect())
+    }
+
+    /// Builds the approximate index (sequentially: no threads in this build). `params` holds
+    /// optional `r`, `l`, `alpha`, `passes`, `bits`, `seed`; `progress(done, total)` is called
+    /// about every 1 % and stops the build with `HV_CANCELLED` when it returns `true`.
+    #[wasm_bindgen(js_name = buildIndex)]
+    pub fn build_index(&mut self, params: JsValue, progress: Option<js_sys::Function>) -> Result<(), JsValue> {
+        let get = |k: &str| js_sys::Reflect::get(&params, &k.into()).ok().and_then(|v| v.as_f64());
+        let p = IndexParams::from_f64(get("r"), get("l"), get("alpha"), get("passes"), get("bits"), get("seed")).map_err(err)?;
+        let cancel = AtomicBool::new(false);
+        let report = |d: usize, t: usize| {
+            if let Some(f) = &progress {
+                let stop = f.call2(&JsValue::NULL, &(d as f64).into(), &(t as f64).into());
+                if stop.map(|v| v.is_truthy()).unwrap_or(true) {
+                    cancel.store(true, Ordering::Relaxed);
+                }
+            }
+        };
+        let col = self.col_mut()?;
+        let (ix, version) = col.build_index(p, &report, &cancel).map_err(err)?;
+        col.install_index(ix, version).map_err(err)
     }
 
     /// Releases the collection; later calls fail with `HV_CLOSED`. Closing twice is allowed.

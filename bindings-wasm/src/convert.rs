@@ -109,7 +109,9 @@ pub fn stats_out(s: &horosvec_core::Stats) -> JsValue {
     set(&o, "dim", &(s.dim as f64).into());
     set(&o, "metric", &s.metric.as_str().into());
     set(&o, "kernel", &s.kernel.into());
-    set(&o, "mode", &s.mode.into());
+    set(&o, "mode", &s.mode.as_str().into());
     set(&o, "vectorBytes", &(s.vector_bytes as f64).into());
+    set(&o, "indexBytesPerVector", &s.index_bytes_per_vector.into());
+    set(&o, "tombstones", &(s.tombstones as f64).into());
     o.into()
 }

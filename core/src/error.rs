@@ -32,6 +32,8 @@ pub enum ErrorCode {
     Corrupt,
     /// `HV_OUT_OF_MEMORY`: memory for the operation could not be allocated; nothing changed.
     OutOfMemory,
+    /// `HV_CANCELLED`: the operation was cancelled (an `AbortSignal`); nothing changed.
+    Cancelled,
     /// `HV_INTERNAL`: a bug in horosvec (a caught panic); the operation had no effect on stored data.
     Internal,
 }
@@ -48,6 +50,7 @@ impl ErrorCode {
         ErrorCode::Io,
         ErrorCode::Corrupt,
         ErrorCode::OutOfMemory,
+        ErrorCode::Cancelled,
         ErrorCode::Internal,
     ];
 
@@ -63,6 +66,7 @@ impl ErrorCode {
             ErrorCode::Io => "HV_IO",
             ErrorCode::Corrupt => "HV_CORRUPT",
             ErrorCode::OutOfMemory => "HV_OUT_OF_MEMORY",
+            ErrorCode::Cancelled => "HV_CANCELLED",
             ErrorCode::Internal => "HV_INTERNAL",
         }
     }
@@ -79,6 +83,7 @@ impl ErrorCode {
             ErrorCode::Io => "The operating system refused a read or a write (unwritable path, missing file, disk full).",
             ErrorCode::Corrupt => "Stored or supplied bytes fail a check: bad magic, checksum, truncated file, impossible sizes.",
             ErrorCode::OutOfMemory => "Memory for the operation could not be allocated (e.g. the 4 GiB ceiling of a wasm32 heap); nothing was changed and the collection stays usable.",
+            ErrorCode::Cancelled => "The operation was cancelled through its `AbortSignal` (e.g. an index build); the collection is as it was before the call.",
             ErrorCode::Internal => "A bug inside horosvec was caught (a Rust panic) before it crossed into JS; the call had no effect. Please report it.",
         }
     }
@@ -104,6 +109,8 @@ pub enum Error {
     },
     /// An allocation failed; nothing was changed.
     OutOfMemory(String),
+    /// The operation was cancelled.
+    Cancelled,
     /// A vector of `got` values where `expected` (the collection's `dim`) were required.
     DimMismatch {
         /// The collection's dimension.
@@ -140,6 +147,7 @@ impl Error {
         match self {
             Error::DimMismatch { .. } | Error::BatchShape { .. } => ErrorCode::DimMismatch,
             Error::OutOfMemory(_) => ErrorCode::OutOfMemory,
+            Error::Cancelled => ErrorCode::Cancelled,
             Error::InvalidVector { .. } => ErrorCode::InvalidVector,
             Error::InvalidArgument(_) => ErrorCode::InvalidArgument,
             Error::DuplicateId(_) => ErrorCode::DuplicateId,
@@ -167,6 +175,7 @@ impl fmt::Display for Error {
                 write!(f, "a flat batch of {len} values is not a whole number of vectors of dim {dim}")
             }
             Error::OutOfMemory(m) => write!(f, "out of memory: {m}"),
+            Error::Cancelled => f.write_str("cancelled"),
             Error::InvalidVector { index, reason } => write!(f, "vector {index} is invalid: {reason}"),
             Error::InvalidArgument(m) => f.write_str(m),
             Error::DuplicateId(id) => write!(f, "duplicate id {id}"),

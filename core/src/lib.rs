@@ -17,13 +17,17 @@
 //! reported so that lower is closer; every error carries a stable code ([`ErrorCode`]).
 #![warn(missing_docs)]
 
+pub mod ann;
 pub mod collection;
 pub mod distance;
 pub mod error;
 pub mod flat;
+pub mod graph;
+pub mod quant;
 pub mod types;
 
-pub use collection::{Collection, PreparedWrite, SearchHit, SearchOptions, Stats, WriteKind, MAX_DIM, MIN_COSINE_NORM};
+pub use ann::{AnnIndex, IndexParams};
+pub use collection::{Collection, PreparedWrite, SearchHit, SearchOptions, Stats, WriteKind, DEFAULT_EF, FLAT_THRESHOLD, MAX_DIM, MIN_COSINE_NORM};
 pub use distance::{kernels, Kernels};
 pub use error::{Error, ErrorCode, Result};
 pub use types::{split_utf16, Metric, VectorId, MAX_SAFE_INTEGER};

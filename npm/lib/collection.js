@@ -3,7 +3,7 @@
 // objects; every check on values happens in the Rust core.
 
 import { guard, hvError, toHvError } from './errors.js';
-import { toBatch, toIds, idCount, toMetadata, toSearchOptions, toVector, checkId } from './input.js';
+import { toBatch, toIds, idCount, toIndexOptions, toMetadata, toSearchOptions, toVector, checkId } from './input.js';
 
 function hits(raw) {
   const out = new Array(raw.ids.length);
@@ -189,37 +189,85 @@ export function makeApi(raw) {
     searchSync(query, options) {
       return guard(() => {
         const r = this.#open();
-        const [k, meta] = toSearchOptions(options);
-        return hits(r.search(toVector(query, 'query'), k, meta));
+        return hits(r.search(toVector(query, 'query'), toSearchOptions(options)));
       });
     }
 
     search(query, options) {
-      let q, k, meta;
+      let q, o;
       try {
         this.#open();
-        [k, meta] = toSearchOptions(options);
+        o = toSearchOptions(options);
         q = toVector(query, 'query');
       } catch (e) {
         return Promise.reject(toHvError(e));
       }
-      return this.#call(false, (r) => (native ? r.searchAsync(q, k, meta) : r.search(q, k, meta)), () => {
+      return this.#call(false, (r) => (native ? r.searchAsync(q, o) : r.search(q, o)), () => {
         q = q.slice();
       }).then(hits);
     }
 
     searchBatch(queries, options) {
-      let flat, k, meta;
+      let flat, o;
       try {
         this.#open();
-        [k, meta] = toSearchOptions(options);
+        o = toSearchOptions(options);
         flat = toBatch(queries, this.#dim, 'queries');
       } catch (e) {
         return Promise.reject(toHvError(e));
       }
-      return this.#call(false, (r) => (native ? r.searchBatchAsync(flat, k, meta) : r.searchBatch(flat, k, meta)), () => {
+      return this.#call(false, (r) => (native ? r.searchBatchAsync(flat, o) : r.searchBatch(flat, o)), () => {
         flat = flat.slice();
       }).then((all) => all.map(hits));
+    }
+
+    buildIndex(options) {
+      let params, onProgress, signal;
+      try {
+        this.#open();
+        [params, onProgress, signal] = toIndexOptions(options);
+        if (signal?.aborted) throw hvError('HV_CANCELLED', 'the build was aborted before it started');
+      } catch (e) {
+        return Promise.reject(toHvError(e));
+      }
+      const report = (d, t) => {
+        if (onProgress) onProgress(d, t);
+      };
+      if (!native) {
+        return this.#call(true, (r) => r.buildIndex(params, (d, t) => {
+          report(d, t);
+          return signal?.aborted === true;
+        })).then(settle);
+      }
+      return this.#call(true, (r) => {
+        if (signal?.aborted) throw hvError('HV_CANCELLED', 'the build was aborted before it started');
+        const p = r.buildIndexAsync(params);
+        const onAbort = () => r.cancelBuild();
+        signal?.addEventListener('abort', onAbort, { once: true });
+        let last = -1;
+        const poll = () => {
+          const [d, t] = r.buildProgress();
+          if (t > 0 && d !== last) {
+            last = d;
+            report(d, t);
+          }
+        };
+        const timer = onProgress ? setInterval(poll, 50) : undefined;
+        const cleanup = () => {
+          if (timer) clearInterval(timer);
+          signal?.removeEventListener('abort', onAbort);
+        };
+        return p.then(
+          () => {
+            cleanup();
+            poll();
+          },
+          (e) => {
+            cleanup();
+            throw e;
+          },
+        );
+      }).then(settle);
     }
 
     async close() {

@@ -114,16 +114,50 @@ export function toMetadata(metadata, n, single) {
   });
 }
 
-/** Search options → [k, includeMetadata]; k is checked by the core. */
+/**
+ * Search options → the raw options object `{ k, includeMetadata, ef, rerank, exact }`. Types are
+ * checked here; values (k ≥ 1, integers) by the core.
+ */
 export function toSearchOptions(opts) {
   if (opts === undefined || opts === null || typeof opts !== 'object') {
     throw hvError('HV_INVALID_ARGUMENT', 'search options must be an object such as { k: 10 }');
   }
-  const k = opts.k;
+  const { k, includeMetadata, ef, rerank, exact } = opts;
   if (typeof k !== 'number') throw hvError('HV_INVALID_ARGUMENT', `k must be a positive integer, got ${typeof k}`);
-  const inc = opts.includeMetadata;
-  if (inc !== undefined && typeof inc !== 'boolean') {
-    throw hvError('HV_INVALID_ARGUMENT', `includeMetadata must be a boolean, got ${typeof inc}`);
+  for (const [name, v] of [['ef', ef], ['rerank', rerank]]) {
+    if (v !== undefined && typeof v !== 'number') {
+      throw hvError('HV_INVALID_ARGUMENT', `${name} must be a positive integer, got ${typeof v}`);
+    }
   }
-  return [k, inc !== false];
+  for (const [name, v] of [['includeMetadata', includeMetadata], ['exact', exact]]) {
+    if (v !== undefined && typeof v !== 'boolean') {
+      throw hvError('HV_INVALID_ARGUMENT', `${name} must be a boolean, got ${typeof v}`);
+    }
+  }
+  return { k, includeMetadata: includeMetadata !== false, ef, rerank, exact: exact === true };
+}
+
+const INDEX_KEYS = { R: 'r', r: 'r', L: 'l', l: 'l', alpha: 'alpha', passes: 'passes', bits: 'bits', seed: 'seed' };
+
+/** Index build options → `[rawParams, onProgress, signal]`. */
+export function toIndexOptions(opts = {}) {
+  if (opts === null || typeof opts !== 'object') {
+    throw hvError('HV_INVALID_ARGUMENT', 'buildIndex options must be an object');
+  }
+  const { kind = 'vamana', onProgress, signal, ...rest } = opts;
+  if (kind !== 'vamana') throw hvError('HV_INVALID_ARGUMENT', `unknown index kind ${JSON.stringify(kind)} (expected "vamana")`);
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw hvError('HV_INVALID_ARGUMENT', 'onProgress must be a function');
+  }
+  if (signal !== undefined && (signal === null || typeof signal.aborted !== 'boolean')) {
+    throw hvError('HV_INVALID_ARGUMENT', 'signal must be an AbortSignal');
+  }
+  const params = {};
+  for (const [key, v] of Object.entries(rest)) {
+    const name = INDEX_KEYS[key];
+    if (name === undefined) throw hvError('HV_INVALID_ARGUMENT', `unknown buildIndex option "${key}"`);
+    if (typeof v !== 'number') throw hvError('HV_INVALID_ARGUMENT', `${key} must be a number, got ${typeof v}`);
+    params[name] = v;
+  }
+  return [params, onProgress, signal];
 }

@@ -9,6 +9,9 @@
 
 use std::collections::{HashMap, HashSet};
 
+use std::sync::atomic::AtomicBool;
+
+use crate::ann::{AnnIndex, AnnSearch, IndexParams};
 use crate::distance::{kernels, Kernels};
 use crate::error::{Error, Result};
 use crate::flat::{self, FlatView, Hit};
@@ -37,7 +40,25 @@ pub struct SearchOptions {
     pub k: usize,
     /// Whether hits carry the record's metadata (default true).
     pub include_metadata: bool,
+    /// ef of the graph search (list size; default [`DEFAULT_EF`], raised to k). Ignored
+    /// without an index.
+    pub ef: Option<usize>,
+    /// Candidates reranked with exact distances (default: all ef candidates). Ignored without
+    /// an index.
+    pub rerank: Option<usize>,
+    /// Exact search even when an index exists (a true flat scan over every live record).
+    pub exact: bool,
 }
+
+/// Default ef of the graph search.
+pub const DEFAULT_EF: usize = 64;
+
+/// Below this many live records a search scans exactly even with an index: a flat scan of a
+/// few thousand rows costs about what a graph walk does (measured: see `docs/index.md`).
+pub const FLAT_THRESHOLD: usize = 2_000;
+
+/// Consolidate tombstones once they pass this fraction of the graph's nodes.
+pub const CONSOLIDATE_RATIO: f64 = 0.1;
 
 impl SearchOptions {
     /// Options for the `k` nearest records, metadata included.
@@ -48,7 +69,7 @@ impl SearchOptions {
         if k == 0 {
             return Err(Error::invalid_argument("k must be a positive integer, got 0"));
         }
-        Ok(SearchOptions { k, include_metadata: true })
+        Ok(SearchOptions { k, include_metadata: true, ef: None, rerank: None, exact: false })
     }
 
     /// Options from a JS number `k`.
@@ -60,6 +81,23 @@ impl SearchOptions {
             return Err(Error::invalid_argument(format!("k must be a positive integer, got {k}")));
         }
         Self::new(if k > usize::MAX as f64 { usize::MAX } else { k as usize })
+    }
+
+    /// Sets ef / rerank from JS numbers (`None` keeps the default).
+    ///
+    /// # Errors
+    /// `HV_INVALID_ARGUMENT` unless each given value is an integer ≥ 1.
+    pub fn with_graph_f64(mut self, ef: Option<f64>, rerank: Option<f64>) -> Result<Self> {
+        let check = |name: &str, v: f64| -> Result<usize> {
+            if v.is_finite() && v >= 1.0 && v.fract() == 0.0 {
+                Ok(v.min(1e9) as usize)
+            } else {
+                Err(Error::invalid_argument(format!("{name} must be a positive integer, got {v}")))
+            }
+        };
+        self.ef = ef.map(|v| check("ef", v)).transpose()?;
+        self.rerank = rerank.map(|v| check("rerank", v)).transpose()?;
+        Ok(self)
     }
 }
 
@@ -86,10 +124,14 @@ pub struct Stats {
     pub metric: Metric,
     /// Name of the distance kernel set in use (e.g. `"avx2-fma-f16c"`, `"wasm-simd128"`).
     pub kernel: &'static str,
-    /// The search code path: `"exact"` (flat scan) for now.
-    pub mode: &'static str,
-    /// Bytes held by the vectors (n · dim · 4).
+    /// The search code path: `"exact"` (flat scan) or the index's, e.g. `"vamana-rabitq4"`.
+    pub mode: String,
+    /// Bytes held by the vectors (rows · dim · 4, tombstoned rows included).
     pub vector_bytes: usize,
+    /// Bytes per vector of what the graph walk touches (codes, factors, adjacency); 0 without an index.
+    pub index_bytes_per_vector: f64,
+    /// Deleted records still present as tombstones in the index.
+    pub tombstones: usize,
 }
 
 /// An in-memory collection of vectors with exact search.
@@ -106,6 +148,11 @@ pub struct Collection {
     metadata: Vec<Option<String>>,
     rows: HashMap<VectorId, u32>,
     next_seq: u64,
+    /// The approximate index, if built. With an index, rows are never moved by a delete: they
+    /// become tombstones until consolidation compacts them.
+    index: Option<AnnIndex>,
+    /// Bumped by every mutation (an index built from one version is installed only on it).
+    version: u64,
 }
 
 /// Which write a [`PreparedWrite`] performs.
@@ -168,6 +215,8 @@ impl Collection {
             metadata: Vec::new(),
             rows: HashMap::new(),
             next_seq: 0,
+            index: None,
+            version: 0,
         })
     }
 
@@ -181,14 +230,19 @@ impl Collection {
         self.metric
     }
 
-    /// Number of records.
+    /// Number of (live) records.
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.rows.len()
     }
 
     /// True when the collection holds no record.
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.rows.is_empty()
+    }
+
+    /// The mutation counter (see [`Collection::install_index`]).
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     /// Name of the distance kernel set in use.
@@ -203,8 +257,10 @@ impl Collection {
             dim: self.dim,
             metric: self.metric,
             kernel: self.kernels.name,
-            mode: "exact",
+            mode: self.index.as_ref().map_or_else(|| "exact".to_string(), AnnIndex::mode),
             vector_bytes: self.vectors.len() * 4,
+            index_bytes_per_vector: self.index.as_ref().map_or(0.0, AnnIndex::walk_bytes_per_vector),
+            tombstones: self.index.as_ref().map_or(0, AnnIndex::deleted_count),
         }
     }
 
@@ -319,12 +375,14 @@ impl Collection {
         self.try_reserve(w.ids.len())?;
         let cos = self.metric == Metric::Cosine;
         let dim = self.dim;
+        let first_new = self.ids.len();
+        let indexed = self.index.is_some();
         let PreparedWrite { ids, vectors, metadata, inv_norms, .. } = w;
         for (i, (id, meta)) in ids.into_iter().zip(metadata).enumerate() {
             let v = &vectors[i * dim..(i + 1) * dim];
             let inv = cos.then(|| inv_norms[i]);
-            match self.rows.get(&id) {
-                Some(&row) => {
+            match self.rows.get(&id).copied() {
+                Some(row) if !indexed => {
                     let r = row as usize;
                     self.vectors[r * dim..(r + 1) * dim].copy_from_slice(v);
                     if let Some(inv) = inv {
@@ -332,8 +390,26 @@ impl Collection {
                     }
                     self.metadata[r] = meta;
                 }
+                Some(row) => {
+                    // Indexed: the old row becomes a tombstone and the record moves to a new row
+                    // (with its original insertion sequence), which the graph then inserts.
+                    let seq = self.seqs[row as usize];
+                    if let Some(ix) = self.index.as_mut() {
+                        ix.mark_deleted(row);
+                    }
+                    self.push_row(id, v, inv, meta);
+                    *self.seqs.last_mut().expect("row just pushed") = seq;
+                    self.next_seq -= 1;
+                }
                 None => self.push_row(id, v, inv, meta),
             }
+        }
+        self.version += 1;
+        if let Some(mut ix) = self.index.take() {
+            let r = ix.insert_rows(&self.view(), first_new);
+            self.index = Some(ix);
+            r?;
+            self.maybe_consolidate()?;
         }
         Ok(())
     }
@@ -395,12 +471,18 @@ impl Collection {
     }
 
     /// Deletes the named records; ids that are not stored are ignored. Returns how many records
-    /// were deleted (an id named twice counts once).
+    /// were deleted (an id named twice counts once). Without an index the last row moves into the
+    /// hole; with one, the row becomes a tombstone, and tombstones are consolidated once they pass
+    /// [`CONSOLIDATE_RATIO`] of the graph.
     pub fn delete(&mut self, ids: &[VectorId]) -> usize {
         let mut deleted = 0;
         for id in ids {
             let Some(row) = self.rows.remove(id) else { continue };
             deleted += 1;
+            if let Some(ix) = self.index.as_mut() {
+                ix.mark_deleted(row);
+                continue;
+            }
             let r = row as usize;
             let last = self.ids.len() - 1;
             if r != last {
@@ -416,7 +498,130 @@ impl Collection {
                 self.inv_norms.swap_remove(r);
             }
         }
+        if deleted > 0 {
+            self.version += 1;
+            // Consolidation only fails on internal mismatches; searches stay correct meanwhile
+            // (tombstones are filtered), so the delete itself is never reported as failed.
+            let _ = self.maybe_consolidate();
+        }
         deleted
+    }
+
+    fn maybe_consolidate(&mut self) -> Result<()> {
+        match &self.index {
+            Some(ix) if ix.deleted_count() as f64 > CONSOLIDATE_RATIO * ix.len() as f64 => self.consolidate(),
+            _ => Ok(()),
+        }
+    }
+
+    /// Repairs the graph around tombstones (FreshDiskANN) and compacts the rows so that no
+    /// deleted record takes space any more. A no-op without an index or tombstones.
+    ///
+    /// # Errors
+    /// `HV_INTERNAL` on an internal mismatch (the index is then dropped; exact search goes on).
+    pub fn consolidate(&mut self) -> Result<()> {
+        let Some(mut ix) = self.index.take() else { return Ok(()) };
+        if ix.deleted_count() == 0 {
+            self.index = Some(ix);
+            return Ok(());
+        }
+        let mut remap = vec![u32::MAX; ix.len()];
+        let mut next = 0u32;
+        for (old, slot) in remap.iter_mut().enumerate() {
+            if !ix.is_deleted(old as u32) {
+                *slot = next;
+                next += 1;
+            }
+        }
+        ix.consolidate(&self.view_with(&[]), &remap)?;
+        self.compact_rows(&remap);
+        self.index = Some(ix);
+        self.version += 1;
+        Ok(())
+    }
+
+    /// Keeps the rows with `remap[old] != u32::MAX`, in order, renumbered to `remap[old]`.
+    fn compact_rows(&mut self, remap: &[u32]) {
+        let dim = self.dim;
+        let mut w = 0usize;
+        for (old, &new) in remap.iter().enumerate() {
+            if new == u32::MAX {
+                continue;
+            }
+            debug_assert_eq!(new as usize, w);
+            if old != w {
+                self.vectors.copy_within(old * dim..(old + 1) * dim, w * dim);
+                self.ids.swap(old, w);
+                self.seqs.swap(old, w);
+                self.metadata.swap(old, w);
+                if self.metric == Metric::Cosine {
+                    self.inv_norms.swap(old, w);
+                }
+            }
+            w += 1;
+        }
+        self.vectors.truncate(w * dim);
+        self.ids.truncate(w);
+        self.seqs.truncate(w);
+        self.metadata.truncate(w);
+        if self.metric == Metric::Cosine {
+            self.inv_norms.truncate(w);
+        }
+        for (row, id) in self.ids.iter().enumerate() {
+            if let Some(r) = self.rows.get_mut(id) {
+                *r = row as u32;
+            }
+        }
+    }
+
+    /// Builds an approximate index over the current records (shared access only: searches go on
+    /// meanwhile). Install it with [`Collection::install_index`]. `progress(done, total)` is
+    /// called from the calling thread; setting `cancel` stops the build with `HV_CANCELLED`.
+    ///
+    /// # Errors
+    /// `HV_INVALID_ARGUMENT` (parameters), `HV_CANCELLED`.
+    pub fn build_index(
+        &self,
+        params: IndexParams,
+        progress: &dyn Fn(usize, usize),
+        cancel: &AtomicBool,
+    ) -> Result<(AnnIndex, u64)> {
+        let view = self.view_with(&[]);
+        let mut ix = AnnIndex::build(&view, params, progress, cancel)?;
+        if let Some(old) = &self.index {
+            for (node, &d) in old.deleted().iter().enumerate() {
+                if d {
+                    ix.mark_deleted(node as u32);
+                }
+            }
+        }
+        Ok((ix, self.version))
+    }
+
+    /// Installs an index built by [`Collection::build_index`] at `version`, replacing any
+    /// previous one, then consolidates its tombstones if there are many.
+    ///
+    /// # Errors
+    /// `HV_INVALID_ARGUMENT` if the collection changed since the build started.
+    pub fn install_index(&mut self, ix: AnnIndex, version: u64) -> Result<()> {
+        if version != self.version || ix.len() != self.ids.len() {
+            return Err(Error::invalid_argument("the collection changed during the index build; build again"));
+        }
+        self.index = Some(ix);
+        self.maybe_consolidate()
+    }
+
+    /// Drops the index (searches become exact flat scans).
+    pub fn drop_index(&mut self) {
+        if self.index.is_some() {
+            let _ = self.consolidate();
+            self.index = None;
+        }
+    }
+
+    /// True when an approximate index exists.
+    pub fn has_index(&self) -> bool {
+        self.index.is_some()
     }
 
     /// The stored vector (`dim` values, as supplied) and metadata JSON of `id`, if stored.
@@ -431,12 +636,17 @@ impl Collection {
     }
 
     fn view(&self) -> FlatView<'_> {
+        self.view_with(self.index.as_ref().map_or(&[], AnnIndex::deleted))
+    }
+
+    fn view_with<'a>(&'a self, deleted: &'a [bool]) -> FlatView<'a> {
         FlatView {
             dim: self.dim,
             metric: self.metric,
             vectors: &self.vectors,
             inv_norms: &self.inv_norms,
             seqs: &self.seqs,
+            deleted,
             kernels: self.kernels,
         }
     }
@@ -451,8 +661,21 @@ impl Collection {
             .collect()
     }
 
-    /// The exact `k` nearest records to `query` (`dim` values), best first; ties go to the
-    /// earlier-inserted record. Fewer than `k` come back when the collection is smaller.
+    /// The index to use for `opts`, if any (none when exact search is asked for or when the
+    /// collection is small enough that a flat scan is as fast).
+    fn index_for(&self, opts: &SearchOptions) -> Option<(&AnnIndex, AnnSearch)> {
+        let ix = self.index.as_ref()?;
+        if opts.exact || self.len() < FLAT_THRESHOLD {
+            return None;
+        }
+        let ef = opts.ef.unwrap_or(DEFAULT_EF).max(opts.k);
+        Some((ix, AnnSearch { ef, rerank: opts.rerank.unwrap_or(ef).max(opts.k) }))
+    }
+
+    /// The `k` nearest records to `query` (`dim` values), best first; ties go to the
+    /// earlier-inserted record. Exact without an index or with `opts.exact`; with an index,
+    /// approximate (graph walk + exact rerank, so the returned distances are exact). Fewer than
+    /// `k` come back when the collection is smaller.
     ///
     /// # Errors
     /// `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR` (NaN/±Infinity; zero under cosine).
@@ -460,13 +683,17 @@ impl Collection {
         self.check_vector(query, 0)?;
         let mut q = Vec::with_capacity(self.dim);
         flat::prepare_query(self.metric, self.kernels, query, &mut q);
-        let hits = flat::search_one(&self.view(), &q, opts.k.min(self.len().max(1)));
+        let k = opts.k.min(self.len().max(1));
+        let hits = match self.index_for(opts) {
+            Some((ix, a)) => ix.search(&self.view(), query, &q, k, a)?,
+            None => flat::search_one(&self.view(), &q, k),
+        };
         Ok(self.hits(hits, opts))
     }
 
-    /// Exact search for `n` queries at once (`queries` is `n × dim` row-major); one result list
-    /// per query, in order. Faster per query than [`Collection::search`]: each stored row is read
-    /// once per chunk of queries, and chunks run in parallel natively.
+    /// Search for `n` queries at once (`queries` is `n × dim` row-major); one result list per
+    /// query, in order. Exact searches read each stored row once per chunk of queries; indexed
+    /// searches run the queries in parallel natively.
     ///
     /// # Errors
     /// `HV_INVALID_ARGUMENT` (no query), `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR` (`index` = query number).
@@ -485,7 +712,25 @@ impl Collection {
             prepared.extend_from_slice(&q);
         }
         let k = opts.k.min(self.len().max(1));
-        let all = flat::search_batch(&self.view(), &prepared, k);
+        let view = self.view();
+        let all = match self.index_for(opts) {
+            Some((ix, a)) => {
+                let one = |j: usize| {
+                    let r = j * self.dim..(j + 1) * self.dim;
+                    ix.search(&view, &queries[r.clone()], &prepared[r], k, a)
+                };
+                let nq = queries.len() / self.dim;
+                #[cfg(feature = "parallel")]
+                let res: Result<Vec<Vec<Hit>>> = {
+                    use rayon::prelude::*;
+                    (0..nq).into_par_iter().map(one).collect()
+                };
+                #[cfg(not(feature = "parallel"))]
+                let res: Result<Vec<Vec<Hit>>> = (0..nq).map(one).collect();
+                res?
+            }
+            None => flat::search_batch(&view, &prepared, k),
+        };
         Ok(all.into_iter().map(|h| self.hits(h, opts)).collect())
     }
 }

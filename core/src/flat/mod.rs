@@ -32,6 +32,8 @@ pub struct FlatView<'a> {
     pub inv_norms: &'a [f32],
     /// Per-row insertion sequence numbers, the tie-breaker.
     pub seqs: &'a [u64],
+    /// Per-row tombstone flags (rows to skip), or empty when no row is deleted.
+    pub deleted: &'a [bool],
     /// The kernel set to use.
     pub kernels: &'static Kernels,
 }
@@ -84,9 +86,14 @@ pub fn prepare_query(metric: Metric, _kernels: &Kernels, q: &[f32], out: &mut Ve
 /// The exact top-`k` of one prepared query, best first.
 pub fn search_one(view: &FlatView<'_>, q: &[f32], k: usize) -> Vec<Hit> {
     let mut top = TopK::new(k);
-    for i in 0..view.rows() {
-        let d = view.distance(q, i);
-        top.push(d, view.seqs[i], i as u32);
+    if view.deleted.is_empty() {
+        for i in 0..view.rows() {
+            top.push(view.distance(q, i), view.seqs[i], i as u32);
+        }
+    } else {
+        for i in (0..view.rows()).filter(|&i| !view.deleted[i]) {
+            top.push(view.distance(q, i), view.seqs[i], i as u32);
+        }
     }
     top.into_sorted()
 }
@@ -136,7 +143,9 @@ fn scan_chunk(view: &FlatView<'_>, queries: &[f32], k: usize) -> Vec<Vec<Hit>> {
                 Metric::L1 => {
                     for j in g..g + cnt {
                         for i in start..end {
-                            tops[j].push(view.distance(q(j), i), view.seqs[i], i as u32);
+                            if view.deleted.is_empty() || !view.deleted[i] {
+                                tops[j].push(view.distance(q(j), i), view.seqs[i], i as u32);
+                            }
                         }
                     }
                 }
@@ -144,6 +153,9 @@ fn scan_chunk(view: &FlatView<'_>, queries: &[f32], k: usize) -> Vec<Vec<Hit>> {
                     // Pad a short group by repeating its last query; extra lanes are ignored.
                     let group = [q(g), q(g + 1.min(cnt - 1)), q(g + 2.min(cnt - 1)), q(g + 3.min(cnt - 1))];
                     for i in start..end {
+                        if !view.deleted.is_empty() && view.deleted[i] {
+                            continue;
+                        }
                         let x = &view.vectors[i * dim..(i + 1) * dim];
                         let d4 = match metric {
                             Metric::L2 => (kern.l2sq_f32_x4)(&group, x),

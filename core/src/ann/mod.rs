@@ -1,0 +1,343 @@
+//! The approximate index: a Vamana graph ([`crate::graph`]) walked with RaBitQ distance
+//! estimates ([`crate::quant`]), whose candidates are reranked with exact distances.
+//!
+//! Search (one query): the query is prepared once for the codes (rotation + query quantisation),
+//! the greedy beam search with list size `ef` orders candidates by the estimate, then the best
+//! `rerank` candidates get their exact distance from the stored `f32` rows and the exact top-k
+//! is returned. Returned distances are therefore always exact. Under L1, which RaBitQ cannot
+//! estimate, the walk uses exact distances directly.
+//!
+//! Node ids are the collection's row numbers. Deleted rows stay in the graph as tombstones: the
+//! walk routes through them but never returns them, until [`AnnIndex::consolidate`] repairs their
+//! neighbourhoods (FreshDiskANN) and the caller compacts the rows.
+//!
+//! Sources: Subramanya et al., "DiskANN", NeurIPS 2019 (Vamana); Singh et al., "FreshDiskANN",
+//! arXiv 2105.09613 (deletes); Gao & Long, "RaBitQ", SIGMOD 2024 and Gao et al., Extended RaBitQ,
+//! SIGMOD 2025 (codes).
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Mutex;
+
+use crate::error::{Error, Result};
+use crate::flat::{FlatView, TopK};
+use crate::graph::{self, BuildError, FlatNodes, Graph, QueryDistance, SearchScratch, VamanaParams};
+use crate::quant::{PreparedQuery, RabitqIndex, RabitqParams};
+use crate::types::Metric;
+
+/// Parameters of an index build. Defaults are chosen by measurement (see `docs/index.md`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IndexParams {
+    /// R: maximum out-degree of the graph.
+    pub r: usize,
+    /// L: list size of the greedy searches during the build.
+    pub l: usize,
+    /// α of RobustPrune, with the paper's meaning on (non-squared) Euclidean distances.
+    pub alpha: f32,
+    /// Build passes (with two or more, the first uses α = 1).
+    pub passes: usize,
+    /// Bits per dimension of the RaBitQ codes (1..=8; 1 = RaBitQ, more = Extended RaBitQ).
+    pub bits: u8,
+    /// Seed of everything random in the build (start graph, order, rotation).
+    pub seed: u64,
+}
+
+impl Default for IndexParams {
+    fn default() -> Self {
+        let v = VamanaParams::default();
+        IndexParams { r: v.r, l: v.l, alpha: v.alpha, passes: v.passes, bits: 4, seed: v.seed }
+    }
+}
+
+impl IndexParams {
+    fn vamana(&self) -> VamanaParams {
+        VamanaParams { r: self.r, l: self.l, alpha: self.alpha, passes: self.passes, seed: self.seed, ..VamanaParams::default() }
+    }
+
+    /// Parameters from JS numbers; `None` keeps the default.
+    ///
+    /// # Errors
+    /// `HV_INVALID_ARGUMENT` when a value is not an integer in range (R in 1..=4096, L ≥ 1,
+    /// passes in 1..=8, bits in 1..=8, seed a safe integer) or α is not a finite number in [1, 4].
+    pub fn from_f64(
+        r: Option<f64>,
+        l: Option<f64>,
+        alpha: Option<f64>,
+        passes: Option<f64>,
+        bits: Option<f64>,
+        seed: Option<f64>,
+    ) -> Result<IndexParams> {
+        let d = IndexParams::default();
+        let int = |name: &str, v: Option<f64>, lo: f64, hi: f64, def: usize| -> Result<usize> {
+            match v {
+                None => Ok(def),
+                Some(x) if x.is_finite() && x.fract() == 0.0 && x >= lo && x <= hi => Ok(x as usize),
+                Some(x) => Err(Error::invalid_argument(format!("{name} must be an integer in {lo}..={hi}, got {x}"))),
+            }
+        };
+        let alpha = match alpha {
+            None => d.alpha,
+            Some(a) if a.is_finite() && (1.0..=4.0).contains(&a) => a as f32,
+            Some(a) => return Err(Error::invalid_argument(format!("alpha must be a number in [1, 4], got {a}"))),
+        };
+        let p = IndexParams {
+            r: int("R", r, 1.0, 4096.0, d.r)?,
+            l: int("L", l, 1.0, 100_000.0, d.l)?,
+            alpha,
+            passes: int("passes", passes, 1.0, 8.0, d.passes)?,
+            bits: int("bits", bits, 1.0, 8.0, d.bits as usize)? as u8,
+            seed: int("seed", seed, 0.0, crate::types::MAX_SAFE_INTEGER as f64, 0)? as u64,
+        };
+        let p = if seed.is_none() { IndexParams { seed: d.seed, ..p } } else { p };
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// Checks the ranges.
+    ///
+    /// # Errors
+    /// `HV_INVALID_ARGUMENT` when a parameter is out of range.
+    pub fn validate(&self) -> Result<()> {
+        self.vamana().validate().map_err(build_error)?;
+        if !(1..=8).contains(&self.bits) {
+            return Err(Error::invalid_argument(format!("bits must be an integer in 1..=8, got {}", self.bits)));
+        }
+        Ok(())
+    }
+}
+
+/// Per-search options of the index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AnnSearch {
+    /// ef: list size of the beam search (≥ k; larger is slower and more accurate).
+    pub ef: usize,
+    /// How many of the best estimated candidates get an exact distance (≥ k).
+    pub rerank: usize,
+}
+
+fn build_error(e: BuildError) -> Error {
+    match e {
+        BuildError::Cancelled => Error::Cancelled,
+        other => Error::invalid_argument(other.to_string()),
+    }
+}
+
+/// Per-thread search state, reused across queries (no allocation in the walk once warm).
+struct Scratch {
+    walk: SearchScratch,
+    query: Option<PreparedQuery>,
+}
+
+/// A Vamana graph over the collection's rows, with RaBitQ codes for the walk.
+pub struct AnnIndex {
+    params: IndexParams,
+    graph: Graph,
+    /// None under L1 (the walk then uses exact distances).
+    codes: Option<RabitqIndex>,
+    deleted: Vec<bool>,
+    n_deleted: usize,
+    pool: Mutex<Vec<Scratch>>,
+}
+
+/// Exact distances to stored rows through the collection's [`FlatView`].
+struct ExactQuery<'a> {
+    view: &'a FlatView<'a>,
+    q: &'a [f32],
+}
+
+impl QueryDistance for ExactQuery<'_> {
+    #[inline]
+    fn distance(&mut self, node: u32) -> f32 {
+        self.view.distance(self.q, node as usize)
+    }
+}
+
+/// RaBitQ estimates.
+struct CodeQuery<'a> {
+    codes: &'a RabitqIndex,
+    pq: &'a PreparedQuery,
+}
+
+impl QueryDistance for CodeQuery<'_> {
+    #[inline]
+    fn distance(&mut self, node: u32) -> f32 {
+        self.codes.estimate(self.pq, node)
+    }
+}
+
+fn nodes<'a>(view: &FlatView<'a>) -> FlatNodes<'a> {
+    let n = FlatNodes::new(view.vectors, view.dim, view.metric);
+    if view.metric == Metric::Cosine {
+        n.with_inv_norms(view.inv_norms)
+    } else {
+        n
+    }
+}
+
+impl AnnIndex {
+    /// Builds the index over every row of `view` (`n × dim`), calling `progress(done, total)`
+    /// from the calling thread and stopping with `HV_CANCELLED` when `cancel` is set.
+    ///
+    /// # Errors
+    /// `HV_INVALID_ARGUMENT` (parameters), `HV_CANCELLED`.
+    pub fn build(
+        view: &FlatView<'_>,
+        params: IndexParams,
+        progress: &dyn Fn(usize, usize),
+        cancel: &AtomicBool,
+    ) -> Result<AnnIndex> {
+        params.validate()?;
+        let n = view.seqs.len();
+        let codes = if view.metric == Metric::L1 {
+            None
+        } else {
+            let qp = RabitqParams::new(params.bits).with_seed(params.seed ^ 0x9e37_79b9_7f4a_7c15);
+            Some(RabitqIndex::encode_all(&view.vectors[..n * view.dim], view.dim, view.metric, qp)?)
+        };
+        let graph = Graph::build_with(&nodes(view), &params.vamana(), progress, cancel).map_err(build_error)?;
+        Ok(AnnIndex { params, graph, codes, deleted: vec![false; n], n_deleted: 0, pool: Mutex::new(Vec::new()) })
+    }
+
+    /// The build parameters.
+    pub fn params(&self) -> IndexParams {
+        self.params
+    }
+
+    /// Nodes in the graph (live and deleted).
+    pub fn len(&self) -> usize {
+        self.graph.len()
+    }
+
+    /// True when the graph has no node.
+    pub fn is_empty(&self) -> bool {
+        self.graph.is_empty()
+    }
+
+    /// Tombstoned nodes not yet consolidated.
+    pub fn deleted_count(&self) -> usize {
+        self.n_deleted
+    }
+
+    /// True if `node` is a tombstone.
+    pub fn is_deleted(&self, node: u32) -> bool {
+        self.deleted.get(node as usize).copied().unwrap_or(false)
+    }
+
+    /// The tombstone flags, one per node.
+    pub fn deleted(&self) -> &[bool] {
+        &self.deleted
+    }
+
+    /// The search mode label used in stats and benchmark records, e.g. `vamana-rabitq4`.
+    pub fn mode(&self) -> String {
+        match &self.codes {
+            Some(c) => format!("vamana-rabitq{}", c.params().bits),
+            None => "vamana-exact".into(),
+        }
+    }
+
+    /// Bytes the walk touches per vector: codes and factors plus graph adjacency (the fp32 rows
+    /// used for the rerank are not counted).
+    pub fn walk_bytes_per_vector(&self) -> f64 {
+        let n = self.graph.len().max(1) as f64;
+        let codes = self.codes.as_ref().map_or(0, |c| c.bytes_per_vector()) as f64;
+        codes + self.graph.bytes() as f64 / n
+    }
+
+    /// Appends rows `from..view.len()` (already pushed to the view) to the codes and the graph.
+    ///
+    /// # Errors
+    /// `HV_INVALID_ARGUMENT` on an internal mismatch.
+    pub fn insert_rows(&mut self, view: &FlatView<'_>, from: usize) -> Result<()> {
+        let n = view.seqs.len();
+        if from != self.graph.len() || n < from {
+            return Err(Error::Internal(format!("index holds {} nodes, rows start at {from}", self.graph.len())));
+        }
+        if let Some(codes) = &mut self.codes {
+            for i in from..n {
+                codes.push(&view.vectors[i * view.dim..(i + 1) * view.dim])?;
+            }
+        }
+        let ids: Vec<u32> = (from as u32..n as u32).collect();
+        self.graph
+            .insert_batch(&ids, &nodes(view), &self.params.vamana(), &|_, _| {}, &AtomicBool::new(false))
+            .map_err(build_error)?;
+        self.deleted.resize(n, false);
+        Ok(())
+    }
+
+    /// Marks `node` deleted (a tombstone): searches route through it but never return it.
+    pub fn mark_deleted(&mut self, node: u32) {
+        if let Some(d) = self.deleted.get_mut(node as usize) {
+            if !*d {
+                *d = true;
+                self.n_deleted += 1;
+            }
+        }
+    }
+
+    /// Repairs the neighbourhoods of tombstoned nodes (FreshDiskANN consolidation) and removes
+    /// them: `remap[old] = new id` or `u32::MAX` for removed nodes, as the caller compacts its
+    /// rows with the same map.
+    ///
+    /// # Errors
+    /// `HV_INVALID_ARGUMENT` on an internal mismatch.
+    pub fn consolidate(&mut self, view: &FlatView<'_>, remap: &[u32]) -> Result<()> {
+        let deleted = &self.deleted;
+        self.graph.consolidate(&|n: u32| deleted[n as usize], &nodes(view), &self.params.vamana()).map_err(build_error)?;
+        self.graph.compact(remap).map_err(build_error)?;
+        if let Some(codes) = &mut self.codes {
+            let words = codes.record_words();
+            let mut records = Vec::with_capacity((self.deleted.len() - self.n_deleted) * words);
+            for (old, &new) in remap.iter().enumerate() {
+                if new != u32::MAX {
+                    records.extend_from_slice(&codes.records()[old * words..(old + 1) * words]);
+                }
+            }
+            *codes = RabitqIndex::from_parts(codes.dim(), codes.metric(), codes.params(), codes.centroid().to_vec(), &records)?;
+        }
+        let live = self.deleted.len() - self.n_deleted;
+        self.deleted = vec![false; live];
+        self.n_deleted = 0;
+        Ok(())
+    }
+
+    /// The approximate `k` nearest live rows to raw query `q` (`dim` values) with prepared form
+    /// `prepared` (unit-normalised under cosine), best first, with exact distances.
+    ///
+    /// # Errors
+    /// `HV_INVALID_VECTOR` / `HV_DIM_MISMATCH` from the quantizer (callers validate first).
+    pub fn search(&self, view: &FlatView<'_>, q: &[f32], prepared: &[f32], k: usize, opts: AnnSearch) -> Result<Vec<crate::flat::Hit>> {
+        let mut scratch = self.pool.lock().ok().and_then(|mut p| p.pop()).unwrap_or_else(|| Scratch {
+            walk: SearchScratch::new(),
+            query: None,
+        });
+        let ef = opts.ef.max(k);
+        let deleted = &self.deleted;
+        let filter = |n: u32| !deleted[n as usize];
+        let result = (|| {
+            let cands: Vec<(f32, u32)> = match &self.codes {
+                Some(codes) => {
+                    let pq = scratch.query.get_or_insert_with(|| codes.new_query());
+                    codes.prepare_into(q, pq)?;
+                    let pq: &PreparedQuery = pq;
+                    let mut qd = CodeQuery { codes, pq };
+                    graph::search(&self.graph, &mut qd, ef, &mut scratch.walk, filter).to_vec()
+                }
+                None => {
+                    let mut qd = ExactQuery { view, q: prepared };
+                    graph::search(&self.graph, &mut qd, ef, &mut scratch.walk, filter).to_vec()
+                }
+            };
+            let mut top = TopK::new(k);
+            for &(_, node) in cands.iter().take(opts.rerank.max(k)) {
+                let i = node as usize;
+                top.push(view.distance(prepared, i), view.seqs[i], node);
+            }
+            Ok(top.into_sorted())
+        })();
+        if let Ok(mut p) = self.pool.lock() {
+            p.push(scratch);
+        }
+        result
+    }
+}

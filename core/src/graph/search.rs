@@ -1,0 +1,132 @@
+//! Greedy beam search ("GreedySearch", DiskANN paper Algorithm 1) over a [`Graph`].
+
+use super::scratch::{insert_sorted, SearchScratch, EXPANDED};
+use super::{Graph, QueryDistance};
+
+/// Greedy beam search from the graph's entry point with list size `ef` (L_search; use ≥ k).
+///
+/// Returns up to `ef` `(distance, node)` pairs sorted by ascending `query` distance: the best
+/// nodes found that pass `filter`. Nodes rejected by `filter` (e.g. tombstones) are still walked
+/// through, so they keep the graph navigable, but never returned. The slice borrows `scratch`;
+/// [`SearchScratch::stats`] then gives the number of distance computations and hops.
+///
+/// The walk keeps the `ef` closest nodes seen (filtered or not) and repeatedly expands the
+/// closest one not yet expanded, until all of them are expanded. Every node reached is offered to
+/// the result list if it passes `filter`, so with a filter the result may include nodes that fell
+/// out of the routing list. An empty graph gives an empty slice; `ef = 0` is treated as 1.
+///
+/// Distances are whatever `query` returns (possibly estimates): rerank the returned candidates
+/// exactly if needed.
+pub fn search<'s, Q, F>(
+    graph: &Graph,
+    query: &mut Q,
+    ef: usize,
+    scratch: &'s mut SearchScratch,
+    filter: F,
+) -> &'s [(f32, u32)]
+where
+    Q: QueryDistance + ?Sized,
+    F: Fn(u32) -> bool,
+{
+    walk::<Q, F, true, false>(graph, graph.entry, query, ef, scratch, &filter);
+    &scratch.results
+}
+
+/// [`search`] without a filter (every node may be returned); slightly cheaper, as one list serves
+/// both routing and results.
+pub fn search_unfiltered<'s, Q>(
+    graph: &Graph,
+    query: &mut Q,
+    ef: usize,
+    scratch: &'s mut SearchScratch,
+) -> &'s [(f32, u32)]
+where
+    Q: QueryDistance + ?Sized,
+{
+    walk::<Q, _, false, false>(graph, graph.entry, query, ef, scratch, &|_| true);
+    &scratch.list
+}
+
+/// The walk shared by search, build and insert.
+///
+/// `FILTERED`: maintain `scratch.results` (the `ef` best passing `filter`). `RECORD`: append every
+/// expanded node to `scratch.expanded` (the visited set V of the build). On return the ids in
+/// `scratch.list` are clean (no expanded bit).
+#[inline]
+pub(crate) fn walk<Q, F, const FILTERED: bool, const RECORD: bool>(
+    graph: &Graph,
+    entry: u32,
+    query: &mut Q,
+    ef: usize,
+    scratch: &mut SearchScratch,
+    filter: &F,
+) where
+    Q: QueryDistance + ?Sized,
+    F: Fn(u32) -> bool,
+{
+    let ef = ef.max(1);
+    let n = graph.len();
+    scratch.begin(n, ef);
+    if n == 0 {
+        return;
+    }
+    let SearchScratch { marks, epoch, list, results, expanded, fresh, stats } = scratch;
+    let epoch = *epoch;
+    marks[entry as usize] = epoch;
+    let d = query.distance(entry);
+    let mut distances = 1u64;
+    let mut hops = 0u64;
+    insert_sorted(list, ef, d, entry);
+    if FILTERED && filter(entry) {
+        insert_sorted(results, ef, d, entry);
+    }
+    let mut cursor = 0usize;
+    while cursor < list.len() {
+        let (cd, cid) = list[cursor];
+        list[cursor].1 = cid | EXPANDED;
+        if RECORD {
+            expanded.push((cd, cid));
+        }
+        hops += 1;
+        // Unvisited neighbours first, so that their rows can be prefetched ahead of use.
+        fresh.clear();
+        for &v in graph.neighbors(cid) {
+            let m = &mut marks[v as usize];
+            if *m != epoch {
+                *m = epoch;
+                fresh.push(v);
+            }
+        }
+        for &v in fresh.iter().take(PREFETCH_AHEAD) {
+            query.prefetch(v);
+        }
+        let mut lowest = usize::MAX;
+        for (i, &v) in fresh.iter().enumerate() {
+            if let Some(&ahead) = fresh.get(i + PREFETCH_AHEAD) {
+                query.prefetch(ahead);
+            }
+            let dv = query.distance(v);
+            let pos = insert_sorted(list, ef, dv, v);
+            if pos < lowest {
+                lowest = pos;
+            }
+            if FILTERED && filter(v) {
+                insert_sorted(results, ef, dv, v);
+            }
+        }
+        distances += fresh.len() as u64;
+        // The next candidate: the first unexpanded entry at or after min(lowest insert, cursor + 1).
+        cursor = if lowest <= cursor { lowest } else { cursor + 1 };
+        while cursor < list.len() && list[cursor].1 & EXPANDED != 0 {
+            cursor += 1;
+        }
+    }
+    for c in list.iter_mut() {
+        c.1 &= !EXPANDED;
+    }
+    stats.distances = distances;
+    stats.hops = hops;
+}
+
+/// How many neighbours ahead of use [`QueryDistance::prefetch`] is called.
+const PREFETCH_AHEAD: usize = 2;
