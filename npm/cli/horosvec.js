@@ -2,13 +2,16 @@
 // horosvec command-line tool. One subcommand for now:
 //
 //   horosvec bench   build a collection from a vector file and measure recall, single-query and
-//                    batch throughput and latency of exact search (see `horosvec bench --help`).
+//                    batch throughput and latency: exact search, the Vamana + RaBitQ index over
+//                    an ef sweep, or the hnswlib-node competitor on the same data and protocol
+//                    (see `horosvec bench --help`).
 //
 // Exit codes: 0 success, 1 data / runtime error (`horosvec: HV_CODE: message` on stderr),
 // 2 bad command line (one-line error and the usage on stderr).
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,8 +21,12 @@ import { readVecs } from './vecs.js';
 const PKG_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const REPO_DIR = resolve(PKG_DIR, '..');
 const METRICS = ['l2', 'cosine', 'ip', 'l1'];
+const ENGINES = ['horosvec', 'hnswlib'];
 const ADD_CHUNK = 10_000;
 const TIE_EPS = 1e-5;
+const DEFAULT_EFS = [10, 16, 24, 32, 48, 64, 96, 128, 200];
+const INDEX_DEFAULTS = { R: 32, L: 64, alpha: 1.1, passes: 1, bits: 4, seed: 42 };
+const HNSW_DEFAULTS = { M: 16, efConstruction: 200, seed: 42 };
 
 const DATASETS = {
   sample: { dir: () => join(PKG_DIR, '..', 'data', 'sample'), base: 'base.f16vecs', queries: 'queries.fvecs', metric: 'cosine' },
@@ -31,6 +38,8 @@ const DATASETS = {
 const USAGE =
   'usage: horosvec bench (--dataset sample|minilm384|glove50|sift128 | --base FILE --queries FILE [--gt FILE] --metric l2|cosine|ip|l1)\n' +
   '                      [--k 10] [--n N] [--nq NQ] [--batch 64] [--warmup 50] [--seconds 3] [--json]\n' +
+  '                      [--index vamana [--R 32] [--L 64] [--alpha 1.1] [--passes 1] [--bits 4] [--seed 42] [--ef LIST]]\n' +
+  '                      [--engine hnswlib [--M 16] [--efConstruction 200] [--seed 42] [--ef LIST]]\n' +
   '       horosvec --help | --version';
 
 const SHORT_USAGE =
@@ -42,12 +51,21 @@ ${USAGE}
 
 horosvec bench
   Loads a base and a query file (.fvecs, .f16vecs, .bvecs; ground truth .ivecs), builds an
-  in-memory collection (ids = base row numbers) and measures exact search:
+  in-memory collection (ids = base row numbers) and measures search.
+
+  Exact search (the default, no --index):
     * recall@k against the ground truth (one sequential pass of searchSync over all queries),
       plus a tie-tolerant recall when <gt>_dist.fvecs sits next to the ground truth file;
     * single-query throughput and p50/p99 latency: searchSync one query at a time, after a
       warm-up, cycling over the queries for at least --seconds;
     * batch throughput: searchBatch with --batch queries per call, for at least --seconds.
+
+  Approximate index (--index vamana) and the hnswlib competitor (--engine hnswlib): the build
+  (add, then buildIndex; or hnswlib's addPoint per row) is timed once, then one measured point per
+  ef of the --ef list: recall@k (mean, min) over all queries one after another, a warm-up, then
+  single-query throughput and p50/p99 latency over at least --seconds (searchSync, or searchKnn
+  with the queries converted to number[] beforehand). Batch throughput per ef only when --batch
+  is given with --index (not for hnswlib, which has no batch search).
 
   --dataset NAME   sample (data/sample, shipped), or minilm384 | glove50 | sift128 from
                    ../shared/data/<NAME>; --base/--queries/--gt/--metric override its files
@@ -60,12 +78,26 @@ horosvec bench
   --n N            use only the first N base rows (the ground truth is then recomputed)
   --nq NQ          use only the first NQ queries
   --batch B        queries per searchBatch call (default 64)
-  --warmup W       single-query warm-up searches, not timed (default 50)
+  --warmup W       single-query warm-up searches, not timed (default 50; per ef point)
   --seconds S      minimum timed duration of each throughput loop (default 3)
-  --json           print one JSON line per measured point (single, batch) instead of a summary
+  --json           print one JSON line per measured point instead of a summary
 
-  Scan rate = n × dim × 4 bytes × QPS / 1e9 (GB/s). A progress bar is drawn on stderr when it
-  is a terminal (never with --json).
+  --engine E       horosvec (default) | hnswlib (hnswlib-node, a dev dependency of the
+                   repository; metrics l2, cosine, ip)
+  --index vamana   build horosvec's Vamana graph + RaBitQ index (buildIndex) after adding
+  --R, --L, --alpha, --passes, --bits
+                   buildIndex options (defaults ${INDEX_DEFAULTS.R}, ${INDEX_DEFAULTS.L}, ${INDEX_DEFAULTS.alpha}, ${INDEX_DEFAULTS.passes}, ${INDEX_DEFAULTS.bits})
+  --M, --efConstruction
+                   hnswlib's initIndex options (defaults ${HNSW_DEFAULTS.M}, ${HNSW_DEFAULTS.efConstruction})
+  --seed S         build seed of either index (default ${INDEX_DEFAULTS.seed})
+  --ef LIST        comma-separated search list sizes, one measured point each
+                   (default ${DEFAULT_EFS.join(',')}; ignored for exact search)
+
+  Scan rate (exact only) = n × dim × 4 bytes × QPS / 1e9 (GB/s). bytes_per_vector: exact, the
+  stored vectors; vamana, what the graph walk touches (codes, factors, adjacency; the float
+  vectors used by the rerank come on top); hnswlib, an estimate from hnswlib's layout (vectors,
+  links, label, lock, label map), next to the RSS growth measured around the build. A progress
+  bar is drawn on stderr when it is a terminal (never with --json).
 `;
 
 class UsageError extends Error {}
@@ -87,6 +119,32 @@ function intArg(values, name, def, min, max = Number.MAX_SAFE_INTEGER) {
   return Number(raw);
 }
 
+function numArg(values, name, def, min, max) {
+  const raw = values[name];
+  if (raw === undefined) return def;
+  const x = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(x) || x < min || x > max) {
+    throw new UsageError(`--${name} must be a number from ${min} to ${max}, got "${raw}"`);
+  }
+  return x;
+}
+
+function efListArg(raw) {
+  if (raw === undefined) return DEFAULT_EFS.slice();
+  const parts = raw.split(',').map((p) => p.trim());
+  const out = [];
+  for (const p of parts) {
+    if (!/^\d+$/.test(p) || Number(p) < 1 || Number(p) > 100_000) {
+      throw new UsageError(`--ef must be a comma-separated list of integers from 1 to 100000, got "${raw}"`);
+    }
+    if (!out.includes(Number(p))) out.push(Number(p));
+  }
+  return out;
+}
+
+const INDEX_FLAGS = ['R', 'L', 'alpha', 'passes', 'bits'];
+const HNSW_FLAGS = ['M', 'efConstruction'];
+
 function parseBench(args) {
   let values;
   try {
@@ -107,6 +165,17 @@ function parseBench(args) {
         warmup: { type: 'string' },
         seconds: { type: 'string' },
         json: { type: 'boolean' },
+        engine: { type: 'string' },
+        index: { type: 'string' },
+        R: { type: 'string' },
+        L: { type: 'string' },
+        alpha: { type: 'string' },
+        passes: { type: 'string' },
+        bits: { type: 'string' },
+        seed: { type: 'string' },
+        M: { type: 'string' },
+        efConstruction: { type: 'string' },
+        ef: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -120,21 +189,42 @@ function parseBench(args) {
     n: intArg(values, 'n', null, 1),
     nq: intArg(values, 'nq', null, 1),
     batch: intArg(values, 'batch', 64, 1, 65536),
+    batchGiven: values.batch !== undefined,
     warmup: intArg(values, 'warmup', 50, 0),
-    seconds: 3,
+    seconds: numArg(values, 'seconds', 3, 0, 86400),
     json: values.json === true,
     base: values.base,
     queries: values.queries,
     gt: values.gt,
     metric: values.metric,
     dataset: values.dataset,
+    engine: values.engine ?? 'horosvec',
+    index: values.index ?? null,
+    efs: efListArg(values.ef),
+    seed: intArg(values, 'seed', INDEX_DEFAULTS.seed, 0, 0xffff_ffff),
   };
-  if (values.seconds !== undefined) {
-    const s = Number(values.seconds);
-    if (values.seconds.trim() === '' || !Number.isFinite(s) || s < 0 || s > 86400) {
-      throw new UsageError(`--seconds must be a number from 0 to 86400, got "${values.seconds}"`);
+  if (!ENGINES.includes(opts.engine)) {
+    throw new UsageError(`unknown --engine "${opts.engine}" (expected one of ${ENGINES.join(', ')})`);
+  }
+  if (opts.index !== null && opts.index !== 'vamana') {
+    throw new UsageError(`unknown --index "${opts.index}" (expected vamana)`);
+  }
+  if (opts.engine === 'hnswlib') {
+    if (opts.index !== null) throw new UsageError('--index applies to --engine horosvec; hnswlib always builds its HNSW graph');
+    for (const f of INDEX_FLAGS) if (values[f] !== undefined) throw new UsageError(`--${f} applies to --index vamana, not --engine hnswlib`);
+    if (opts.batchGiven) throw new UsageError('--batch is not available with --engine hnswlib (hnswlib-node has no batch search)');
+    opts.M = intArg(values, 'M', HNSW_DEFAULTS.M, 2, 2048);
+    opts.efConstruction = intArg(values, 'efConstruction', HNSW_DEFAULTS.efConstruction, 1, 100_000);
+  } else {
+    for (const f of HNSW_FLAGS) if (values[f] !== undefined) throw new UsageError(`--${f} applies to --engine hnswlib`);
+    if (opts.index === null) {
+      for (const f of [...INDEX_FLAGS, 'seed']) if (values[f] !== undefined) throw new UsageError(`--${f} applies to --index vamana`);
     }
-    opts.seconds = s;
+    opts.R = intArg(values, 'R', INDEX_DEFAULTS.R, 1, 4096);
+    opts.L = intArg(values, 'L', INDEX_DEFAULTS.L, 1, 100_000);
+    opts.alpha = numArg(values, 'alpha', INDEX_DEFAULTS.alpha, 1, 4);
+    opts.passes = intArg(values, 'passes', INDEX_DEFAULTS.passes, 1, 8);
+    opts.bits = intArg(values, 'bits', INDEX_DEFAULTS.bits, 1, 8);
   }
   if (opts.dataset !== undefined) {
     const ds = DATASETS[opts.dataset];
@@ -157,8 +247,14 @@ function parseBench(args) {
   if (!METRICS.includes(opts.metric)) {
     throw new UsageError(`unknown --metric "${opts.metric}" (expected one of ${METRICS.join(', ')})`);
   }
+  if (opts.engine === 'hnswlib' && !HNSW_SPACES[opts.metric]) {
+    throw new UsageError(`--engine hnswlib does not support --metric ${opts.metric} (hnswlib has l2, cosine and ip)`);
+  }
   return opts;
 }
+
+/** horosvec metric → hnswlib space; hnswlib has no l1. */
+const HNSW_SPACES = { l2: 'l2', cosine: 'cosine', ip: 'ip' };
 
 function cleanParseError(e) {
   const msg = String(e && e.message).split('\n')[0];
@@ -176,6 +272,23 @@ function gitRev() {
     });
     const rev = String(out).trim();
     return rev === '' ? null : rev;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether the work tree differs from HEAD in what the benchmark runs (the core, the bindings, the
+ * package); null when git is unavailable. Other engineers may be editing while a benchmark runs.
+ */
+function gitDirty() {
+  try {
+    const out = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'core', 'bindings-node', 'bindings-wasm', 'npm'], {
+      cwd: REPO_DIR,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 5000,
+    });
+    return String(out).trim() !== '';
   } catch {
     return null;
   }
@@ -400,15 +513,112 @@ function storeHits(hits, q, k, ids, dists) {
   }
 }
 
+// ---- measurement ------------------------------------------------------------------------------
+
+/** Fields describing the run's machine and revision, common to every record. */
+function envFields() {
+  return {
+    storage: 'memory',
+    git_rev: gitRev(),
+    git_dirty: gitDirty(),
+    date: new Date().toISOString(),
+    cpu: os.cpus()[0]?.model ?? null,
+    cores: os.cpus().length,
+    node: process.version,
+    load_avg_1m: round(os.loadavg()[0], 2),
+  };
+}
+
+/**
+ * Single-query throughput: `warmup` untimed calls, then `one(q)` for q cycling over the queries
+ * until at least `budget` ns have passed (at least one call); every call is timed on its own.
+ */
+function timedSingle(one, nq, warmup, budget) {
+  for (let i = 0; i < warmup; i++) one(i % nq);
+  const lat = new Samples();
+  let count = 0;
+  const start = process.hrtime.bigint();
+  let now = start;
+  do {
+    const t0 = process.hrtime.bigint();
+    one(count % nq);
+    now = process.hrtime.bigint();
+    lat.push(Number(now - t0) / 1e6);
+    count++;
+  } while (now - start < budget);
+  return { qps: count / (Number(now - start) / 1e9), lat: lat.sorted(), count };
+}
+
+/**
+ * Batch throughput: searchBatch calls of `B` consecutive queries, cycling (all calls full size);
+ * the first time each query is answered feeds the batch recall.
+ */
+async function timedBatch(col, qrows, sopts, B, budget, k, dim, gt, n, bar) {
+  const nq = qrows.length;
+  const ext = new Float32Array((nq + B) * dim);
+  for (let r = 0; r < nq + B; r++) ext.set(qrows[r % nq], r * dim);
+  const bIds = new Int32Array(nq * k);
+  const bDists = new Float64Array(nq * k);
+  const seen = new Uint8Array(nq);
+  let unseen = nq;
+  const record = (offset, results) => {
+    for (let j = 0; j < results.length; j++) {
+      const q = (offset + j) % nq;
+      if (seen[q]) continue;
+      seen[q] = 1;
+      unseen--;
+      storeHits(results[j], q, k, bIds, bDists);
+    }
+  };
+  const call = (offset) => col.searchBatch(ext.subarray(offset * dim, (offset + B) * dim), sopts);
+  record(0, await call(0)); // warm-up call, not timed
+  const blat = new Samples();
+  let calls = 0;
+  let offset = B % nq;
+  const bstart = process.hrtime.bigint();
+  let bnow = bstart;
+  do {
+    const t0 = process.hrtime.bigint();
+    const res = await call(offset);
+    bnow = process.hrtime.bigint();
+    blat.push(Number(bnow - t0) / 1e6);
+    if (unseen > 0) record(offset, res);
+    calls++;
+    offset = (offset + B) % nq;
+  } while (bnow - bstart < budget);
+  const qps = (calls * B) / (Number(bnow - bstart) / 1e9);
+  const lat = blat.sorted();
+  if (unseen > 0) {
+    const b = bar('batch recall', nq, 'queries');
+    b.update(nq - unseen);
+    for (let s = 0; s < nq; s += B) {
+      if (seen.subarray(s, Math.min(nq, s + B)).every((x) => x === 1)) continue;
+      record(s, await call(s));
+      b.update(nq - unseen);
+    }
+    b.stop();
+  }
+  return { qps, lat, calls, recall: recallOf(bIds, bDists, nq, k, gt, n) };
+}
+
+/** Recall pass: `one(q, ids, dists)` stores query q's hits; queries one after another. */
+function recallPass(one, nq, k, gt, n, bar, label) {
+  const b = bar(label, nq, 'queries');
+  const rIds = new Int32Array(nq * k);
+  const rDists = new Float64Array(nq * k);
+  for (let q = 0; q < nq; q++) {
+    one(q, rIds, rDists);
+    if ((q & 15) === 15 || q === nq - 1) b.update(q + 1);
+  }
+  b.stop();
+  return recallOf(rIds, rDists, nq, k, gt, n);
+}
+
 // ---- bench ----------------------------------------------------------------------------------
 
-async function bench(opts) {
-  const { Collection, backend, kernel, version } = await import('horosvec');
-  const showBars = Boolean(process.stderr.isTTY) && !opts.json;
-  const bar = await progress(showBars);
+/** Loads the base, the queries and the ground truth (from the file, or by brute force). */
+function loadData(opts, bar) {
   const { k, metric } = opts;
-
-  // Load.
   const prefix = opts.n !== null;
   const useGtFile = opts.gt !== undefined && !prefix;
   const files = [opts.base, opts.queries, ...(useGtFile ? [opts.gt] : [])];
@@ -471,109 +681,83 @@ async function bench(opts) {
     const s = Number(process.hrtime.bigint() - t0) / 1e9;
     gtNote = `recomputed (${why}): float64 brute force in JS over the first ${n} rows, ${s.toFixed(1)} s (slow for a large n)`;
   }
+  const qrows = new Array(nq);
+  for (let q = 0; q < nq; q++) qrows[q] = queryData.subarray(q * dim, (q + 1) * dim);
+  return {
+    n,
+    nq,
+    dim,
+    baseData,
+    qrows,
+    gt,
+    gtNote,
+    groundTruth: gtFile !== null ? 'file' : 'brute-force-f64',
+    dataset: `${basename(dirname(resolve(opts.base)))}/${basename(opts.base)}`,
+  };
+}
 
-  // Build.
+async function bench(opts) {
+  const showBars = Boolean(process.stderr.isTTY) && !opts.json;
+  const bar = await progress(showBars);
+  if (opts.engine === 'hnswlib') {
+    const hnswlib = loadHnswlib(); // before the data, to fail fast
+    return benchHnswlib(opts, loadData(opts, bar), bar, hnswlib);
+  }
+  const lib = await import('horosvec');
+  const data = loadData(opts, bar);
+  if (opts.index === 'vamana') return benchIndex(opts, data, bar, lib, showBars);
+  return benchExact(opts, data, bar, lib);
+}
+
+/** Adds the base rows (ids = row numbers) in chunks; returns the seconds it took. */
+async function addRows(col, opts, data, bar) {
+  const { n, dim, baseData } = data;
+  const b = bar('adding', n, 'vectors');
+  const tb = process.hrtime.bigint();
+  const vec = baseData instanceof Float32Array ? baseData : Float32Array.from(baseData);
+  for (let s = 0; s < n; s += ADD_CHUNK) {
+    const e = Math.min(n, s + ADD_CHUNK);
+    const ids = new Array(e - s);
+    for (let i = 0; i < ids.length; i++) ids[i] = s + i;
+    try {
+      await col.add(ids, vec.subarray(s * dim, e * dim));
+    } catch (err) {
+      // Name the file and the base row, not the row within this chunk.
+      const m = /^(HV_[A-Z_]+): vector (\d+) (.*)$/s.exec(err.message ?? '');
+      if (m) throw dataError(m[1], `${opts.base}: base row ${s + Number(m[2])} ${m[3]}`);
+      throw err;
+    }
+    b.update(e);
+  }
+  const s = Number(process.hrtime.bigint() - tb) / 1e9;
+  b.stop();
+  return s;
+}
+
+async function benchExact(opts, data, bar, lib) {
+  const { Collection, backend, kernel, version } = lib;
+  const { k, metric } = opts;
+  const { n, nq, dim, qrows, gt, gtNote } = data;
   const col = Collection.create({ dim, metric });
   try {
-    b = bar('building', n, 'vectors');
-    const tb = process.hrtime.bigint();
-    const vec = baseData instanceof Float32Array ? baseData : Float32Array.from(baseData);
-    for (let s = 0; s < n; s += ADD_CHUNK) {
-      const e = Math.min(n, s + ADD_CHUNK);
-      const ids = new Array(e - s);
-      for (let i = 0; i < ids.length; i++) ids[i] = s + i;
-      try {
-        await col.add(ids, vec.subarray(s * dim, e * dim));
-      } catch (err) {
-        // Name the file and the base row, not the row within this chunk.
-        const m = /^(HV_[A-Z_]+): vector (\d+) (.*)$/s.exec(err.message ?? '');
-        if (m) throw dataError(m[1], `${opts.base}: base row ${s + Number(m[2])} ${m[3]}`);
-        throw err;
-      }
-      b.update(e);
-    }
-    const buildS = Number(process.hrtime.bigint() - tb) / 1e9;
-    b.stop();
+    const buildS = await addRows(col, opts, data, bar);
     const stats = col.stats();
-
-    const qrows = new Array(nq);
-    for (let q = 0; q < nq; q++) qrows[q] = queryData.subarray(q * dim, (q + 1) * dim);
     const sopts = { k, includeMetadata: false };
     const budget = BigInt(Math.round(opts.seconds * 1e9));
 
     // Single: warm-up, timed loop, then a recall pass.
-    for (let i = 0; i < opts.warmup; i++) col.searchSync(qrows[i % nq], sopts);
-    const lat = new Samples();
-    let count = 0;
-    const start = process.hrtime.bigint();
-    let now = start;
-    do {
-      const t0 = process.hrtime.bigint();
-      col.searchSync(qrows[count % nq], sopts);
-      now = process.hrtime.bigint();
-      lat.push(Number(now - t0) / 1e6);
-      count++;
-    } while (now - start < budget);
-    const singleQps = count / (Number(now - start) / 1e9);
-    const singleLat = lat.sorted();
+    const single = timedSingle((q) => col.searchSync(qrows[q], sopts), nq, opts.warmup, budget);
+    const singleQps = single.qps;
+    const singleLat = single.lat;
+    const count = single.count;
+    const singleRecall = recallPass((q, ids, dists) => storeHits(col.searchSync(qrows[q], sopts), q, k, ids, dists), nq, k, gt, n, bar, 'recall pass');
 
-    b = bar('recall pass', nq, 'queries');
-    const rIds = new Int32Array(nq * k);
-    const rDists = new Float64Array(nq * k);
-    for (let q = 0; q < nq; q++) {
-      storeHits(col.searchSync(qrows[q], sopts), q, k, rIds, rDists);
-      if ((q & 15) === 15 || q === nq - 1) b.update(q + 1);
-    }
-    b.stop();
-    const singleRecall = recallOf(rIds, rDists, nq, k, gt, n);
-
-    // Batch: calls of `batch` consecutive queries, cycling (all calls full size); the first time
-    // each query is answered feeds the batch recall.
+    // Batch.
     const B = opts.batch;
-    const ext = new Float32Array((nq + B) * dim);
-    for (let r = 0; r < nq + B; r++) ext.set(qrows[r % nq], r * dim);
-    const bIds = new Int32Array(nq * k);
-    const bDists = new Float64Array(nq * k);
-    const seen = new Uint8Array(nq);
-    let unseen = nq;
-    const record = (offset, results) => {
-      for (let j = 0; j < results.length; j++) {
-        const q = (offset + j) % nq;
-        if (seen[q]) continue;
-        seen[q] = 1;
-        unseen--;
-        storeHits(results[j], q, k, bIds, bDists);
-      }
-    };
-    const call = (offset) => col.searchBatch(ext.subarray(offset * dim, (offset + B) * dim), sopts);
-    record(0, await call(0)); // warm-up call, not timed
-    const blat = new Samples();
-    let calls = 0;
-    let offset = B % nq;
-    const bstart = process.hrtime.bigint();
-    let bnow = bstart;
-    do {
-      const t0 = process.hrtime.bigint();
-      const res = await call(offset);
-      bnow = process.hrtime.bigint();
-      blat.push(Number(bnow - t0) / 1e6);
-      if (unseen > 0) record(offset, res);
-      calls++;
-      offset = (offset + B) % nq;
-    } while (bnow - bstart < budget);
-    const batchQps = (calls * B) / (Number(bnow - bstart) / 1e9);
-    const batchLat = blat.sorted();
-    if (unseen > 0) {
-      b = bar('batch recall', nq, 'queries');
-      b.update(nq - unseen);
-      for (let s = 0; s < nq; s += B) {
-        if (seen.subarray(s, Math.min(nq, s + B)).every((x) => x === 1)) continue;
-        record(s, await call(s));
-        b.update(nq - unseen);
-      }
-      b.stop();
-    }
-    const batchRecall = recallOf(bIds, bDists, nq, k, gt, n);
+    const batch = await timedBatch(col, qrows, sopts, B, budget, k, dim, gt, n, bar);
+    const batchQps = batch.qps;
+    const batchLat = batch.lat;
+    const batchRecall = batch.recall;
 
     const rssMb = process.memoryUsage().rss / 1e6;
     const gbps = (qps) => (n * dim * 4 * qps) / 1e9;
@@ -583,23 +767,22 @@ async function bench(opts) {
       backend,
       kernel: stats.kernel ?? kernel,
       threads: stats.threads,
-      dataset: `${basename(dirname(resolve(opts.base)))}/${basename(opts.base)}`,
+      params: {},
+      dataset: data.dataset,
       n,
       nq,
       dim,
       metric,
       k,
       build_s: round(buildS, 4),
-      ground_truth: gtFile !== null ? 'file' : 'brute-force-f64',
+      add_s: round(buildS, 4),
+      index_s: null,
+      ground_truth: data.groundTruth,
     };
     const env = {
       rss_mb: round(rssMb, 1),
       bytes_per_vector: stats.vectorBytes / n,
-      git_rev: gitRev(),
-      date: new Date().toISOString(),
-      cpu: os.cpus()[0]?.model ?? null,
-      cores: os.cpus().length,
-      node: process.version,
+      ...envFields(),
     };
     const singleRec = {
       ...common,
@@ -627,7 +810,7 @@ async function bench(opts) {
       p50_ms: round(percentile(batchLat, 0.5), 4),
       p99_ms: round(percentile(batchLat, 0.99), 4),
       latency_unit: 'call',
-      timed_searches: calls * B,
+      timed_searches: batch.calls * B,
       scan_gbps: round(gbps(batchQps), 3),
       ...env,
     };
@@ -654,6 +837,260 @@ async function bench(opts) {
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
     await col.close();
+  }
+}
+
+/** One record per ef point, for an index (horosvec's or hnswlib's). */
+function pointRecord(head, data, opts, ef, recall, single, tail) {
+  return {
+    ...head,
+    params: { ...head.params, ef },
+    dataset: data.dataset,
+    n: data.n,
+    nq: data.nq,
+    dim: data.dim,
+    metric: opts.metric,
+    k: opts.k,
+    batch: 1,
+    build_s: head.build_s,
+    recall_mean: round(recall.mean, 6),
+    recall_min: round(recall.min, 6),
+    recall_tie_tolerant: recall.tie === null ? null : round(recall.tie, 6),
+    qps: round(single.qps, 2),
+    p50_ms: round(percentile(single.lat, 0.5), 4),
+    p99_ms: round(percentile(single.lat, 0.99), 4),
+    latency_unit: 'query',
+    timed_searches: single.count,
+    warmup: opts.warmup,
+    ...tail,
+    rss_mb: round(process.memoryUsage().rss / 1e6, 1),
+    ...envFields(),
+  };
+}
+
+async function benchIndex(opts, data, bar, lib, showBars) {
+  const { Collection, backend, kernel, version } = lib;
+  const { k, metric } = opts;
+  const { n, nq, dim, qrows, gt } = data;
+  const col = Collection.create({ dim, metric });
+  try {
+    const rss0 = process.memoryUsage().rss;
+    const addS = await addRows(col, opts, data, bar);
+    const params = { R: opts.R, L: opts.L, alpha: opts.alpha, passes: opts.passes, bits: opts.bits, seed: opts.seed };
+    let ib = null;
+    const onProgress = (done, total) => {
+      if (ib === null) ib = bar('buildIndex', total, 'steps');
+      ib.update(done);
+    };
+    const ti = process.hrtime.bigint();
+    await col.buildIndex({ kind: 'vamana', ...params, ...(showBars ? { onProgress } : {}) });
+    const indexS = Number(process.hrtime.bigint() - ti) / 1e9;
+    if (ib !== null) ib.stop();
+    const rssDelta = process.memoryUsage().rss - rss0;
+    const stats = col.stats();
+    const buildS = addS + indexS;
+    const budget = BigInt(Math.round(opts.seconds * 1e9));
+    const head = {
+      engine: 'horosvec',
+      engine_version: version,
+      backend,
+      mode: stats.mode,
+      kernel: stats.kernel ?? kernel,
+      threads: stats.threads,
+      params,
+      build_s: round(buildS, 4),
+      add_s: round(addS, 4),
+      index_s: round(indexS, 4),
+      ground_truth: data.groundTruth,
+    };
+    const memory = {
+      bytes_per_vector: stats.indexBytesPerVector,
+      vector_bytes_per_vector: stats.vectorBytes / n,
+      rss_build_delta_mb: round(rssDelta / 1e6, 1),
+      rss_build_bytes_per_vector: round(rssDelta / n, 1),
+    };
+    const recs = [];
+    for (const ef of opts.efs) {
+      const sopts = { k, ef, includeMetadata: false };
+      const recall = recallPass((q, ids, dists) => storeHits(col.searchSync(qrows[q], sopts), q, k, ids, dists), nq, k, gt, n, bar, `recall ef ${ef}`);
+      const single = timedSingle((q) => col.searchSync(qrows[q], sopts), nq, opts.warmup, budget);
+      const rec = pointRecord(head, data, opts, ef, recall, single, memory);
+      recs.push(rec);
+      if (opts.json) process.stdout.write(`${JSON.stringify(rec)}\n`);
+      if (opts.batchGiven) {
+        const B = opts.batch;
+        const bt = await timedBatch(col, qrows, sopts, B, budget, k, dim, gt, n, bar);
+        const brec = {
+          ...pointRecord({ ...head, mode: `${stats.mode}-batch` }, data, opts, ef, bt.recall, { qps: bt.qps, lat: bt.lat, count: bt.calls * B }, memory),
+          batch: B,
+          latency_unit: 'call',
+        };
+        if (opts.json) process.stdout.write(`${JSON.stringify(brec)}\n`);
+        else rec.batch_qps = brec.qps; // for the human table
+      }
+    }
+    if (!opts.json) {
+      const pr = params;
+      printIndexSummary(opts, data, {
+        title: `horosvec ${version} bench: ${data.dataset}`,
+        engineLine: `backend ${backend}  kernel ${head.kernel}  mode ${stats.mode}  threads ${stats.threads}`,
+        paramLine: `R ${pr.R}  L ${pr.L}  alpha ${pr.alpha}  passes ${pr.passes}  bits ${pr.bits}  seed ${pr.seed}`,
+        buildLine: `${buildS.toFixed(3)} s (add ${addS.toFixed(3)} s + buildIndex ${indexS.toFixed(3)} s)`,
+        memoryLine:
+          `${stats.indexBytesPerVector} bytes/vector walked (codes, factors, graph) + ${memory.vector_bytes_per_vector} stored float32; ` +
+          `rss ${recs.at(-1).rss_mb.toFixed(0)} MB, +${memory.rss_build_delta_mb.toFixed(0)} MB over add + buildIndex`,
+        recs,
+      });
+    }
+  } finally {
+    await col.close();
+  }
+}
+
+/** The recall–QPS table of an ef sweep (human mode). */
+function printIndexSummary(opts, data, s) {
+  const { k } = opts;
+  const f = (x, d) => (x === null || x === undefined ? 'n/a' : x.toFixed(d));
+  const withBatch = s.recs.some((r) => r.batch_qps !== undefined);
+  const lines = [
+    s.title,
+    `  n ${data.n}  dim ${data.dim}  metric ${opts.metric}  k ${k}  queries ${data.nq}`,
+    `  ${s.engineLine}`,
+    `  params         ${s.paramLine}`,
+    `  build          ${s.buildLine}`,
+    `  ground truth   ${data.gtNote}`,
+    `  memory         ${s.memoryLine}`,
+    `  single query, one at a time (warm-up ${opts.warmup}, ≥ ${opts.seconds} s per point):`,
+    `  ${'ef'.padStart(6)}  ${`recall@${k}`.padStart(9)}  ${'min'.padStart(6)}  ${'tie-tol'.padStart(7)}  ${'QPS'.padStart(9)}  ${'p50 ms'.padStart(8)}  ${'p99 ms'.padStart(8)}` +
+      (withBatch ? `  ${`batch ${opts.batch} QPS`.padStart(14)}` : ''),
+  ];
+  for (const r of s.recs) {
+    lines.push(
+      `  ${String(r.params.ef).padStart(6)}  ${f(r.recall_mean, 4).padStart(9)}  ${f(r.recall_min, 2).padStart(6)}  ${f(r.recall_tie_tolerant, 4).padStart(7)}` +
+        `  ${f(r.qps, 1).padStart(9)}  ${f(r.p50_ms, 3).padStart(8)}  ${f(r.p99_ms, 3).padStart(8)}` +
+        (withBatch ? `  ${f(r.batch_qps, 1).padStart(14)}` : ''),
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+// ---- hnswlib --------------------------------------------------------------------------------
+
+function loadHnswlib() {
+  const require = createRequire(import.meta.url);
+  try {
+    const mod = require('hnswlib-node');
+    const pkg = require('hnswlib-node/package.json');
+    return { HierarchicalNSW: mod.HierarchicalNSW, version: pkg.version };
+  } catch (e) {
+    throw dataError(
+      'HV_IO',
+      `--engine hnswlib needs the hnswlib-node package (a dev dependency of the horosvec repository; run npm install at its root): ${String(e?.message).split('\n')[0]}`,
+    );
+  }
+}
+
+/**
+ * hnswlib's memory per element from its layout (hnswalg.h): level-0 block (vector, 2M links and
+ * their count, 8-byte label), upper-level links (M links + count on an expected 1/(M−1) levels),
+ * the linkLists_ pointer, element_levels_ entry, one std::mutex (40 bytes on Linux x86-64) and
+ * one label_lookup_ hash node with its bucket (≈ 32 bytes). Fixed-size parts (65,536 label locks,
+ * visited lists) are left out.
+ */
+function hnswBytesPerVector(dim, M) {
+  const parts = {
+    vector: dim * 4,
+    level0_links: 2 * M * 4 + 4,
+    label: 8,
+    upper_links: round((M * 4 + 4) / (M - 1), 2),
+    link_list_pointer: 8,
+    element_level: 4,
+    mutex: 40,
+    label_map: 32,
+  };
+  const total = Object.values(parts).reduce((s, x) => s + x, 0);
+  return { total: round(total, 2), parts };
+}
+
+async function benchHnswlib(opts, data, bar, hnswlib) {
+  const { k, metric } = opts;
+  const { n, nq, dim, baseData, qrows, gt } = data;
+  const space = HNSW_SPACES[metric];
+  // hnswlib distances → horosvec's convention (for the tie-tolerant recall): ip is 1 − q·x there.
+  const toOurs = metric === 'ip' ? (d) => d - 1 : (d) => d;
+
+  const rss0 = process.memoryUsage().rss;
+  const b = bar('addPoint', n, 'vectors');
+  const tb = process.hrtime.bigint();
+  const index = new hnswlib.HierarchicalNSW(space, dim);
+  index.initIndex(n, opts.M, opts.efConstruction, opts.seed);
+  const row = new Array(dim).fill(0); // the binding takes number[]; one array reused
+  for (let i = 0; i < n; i++) {
+    const o = i * dim;
+    for (let j = 0; j < dim; j++) row[j] = baseData[o + j];
+    index.addPoint(row, i);
+    if ((i & 1023) === 1023 || i === n - 1) b.update(i + 1);
+  }
+  const buildS = Number(process.hrtime.bigint() - tb) / 1e9;
+  b.stop();
+  const rssDelta = process.memoryUsage().rss - rss0;
+
+  // Queries as number[], converted before any timed loop.
+  const qarr = qrows.map((q) => Array.from(q));
+  const budget = BigInt(Math.round(opts.seconds * 1e9));
+  const est = hnswBytesPerVector(dim, opts.M);
+  const head = {
+    engine: 'hnswlib',
+    engine_version: hnswlib.version,
+    backend: 'native',
+    mode: 'hnsw',
+    kernel: 'hnswlib-simd',
+    kernel_detail: 'hnswlib compiled by node-gyp with its default flags (no -march): SSE distance kernels',
+    threads: 1,
+    params: { M: opts.M, efConstruction: opts.efConstruction, seed: opts.seed },
+    build_s: round(buildS, 4),
+    add_s: round(buildS, 4),
+    index_s: null,
+    ground_truth: data.groundTruth,
+  };
+  const memory = {
+    bytes_per_vector: est.total,
+    bytes_per_vector_parts: est.parts,
+    rss_build_delta_mb: round(rssDelta / 1e6, 1),
+    rss_build_bytes_per_vector: round(rssDelta / n, 1),
+  };
+  const recs = [];
+  for (const ef of opts.efs) {
+    index.setEf(ef);
+    const recall = recallPass(
+      (q, ids, dists) => {
+        const r = index.searchKnn(qarr[q], k);
+        for (let j = 0; j < k; j++) {
+          ids[q * k + j] = j < r.neighbors.length ? r.neighbors[j] : -1;
+          dists[q * k + j] = j < r.distances.length ? toOurs(r.distances[j]) : Infinity;
+        }
+      },
+      nq,
+      k,
+      gt,
+      n,
+      bar,
+      `recall ef ${ef}`,
+    );
+    const single = timedSingle((q) => index.searchKnn(qarr[q], k), nq, opts.warmup, budget);
+    const rec = pointRecord(head, data, opts, ef, recall, single, memory);
+    recs.push(rec);
+    if (opts.json) process.stdout.write(`${JSON.stringify(rec)}\n`);
+  }
+  if (!opts.json) {
+    printIndexSummary(opts, data, {
+      title: `hnswlib-node ${hnswlib.version} bench: ${data.dataset}`,
+      engineLine: `backend native  kernel hnswlib-simd (SSE, default node-gyp flags)  mode hnsw  threads 1`,
+      paramLine: `M ${opts.M}  efConstruction ${opts.efConstruction}  seed ${opts.seed}`,
+      buildLine: `${buildS.toFixed(3)} s (addPoint per row, one thread)`,
+      memoryLine: `≈ ${est.total} bytes/vector by hnswlib's layout; rss +${memory.rss_build_delta_mb.toFixed(0)} MB over the build (${memory.rss_build_bytes_per_vector} bytes/vector)`,
+      recs,
+    });
   }
 }
 
