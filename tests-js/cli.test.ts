@@ -131,6 +131,131 @@ describe('horosvec bench', () => {
   });
 });
 
+// The index and competitor modes on a small prefix of the shipped sample (brute-force ground
+// truth for 3,000 rows): floors on recall, never on speed.
+const INDEX_ARGS = ['bench', '--dataset', 'sample', '--n', '3000', '--nq', '30', '--ef', '16,64', '--seconds', '0.1', '--warmup', '2', '--json'];
+const POINT_FIELDS = [
+  'engine', 'engine_version', 'backend', 'mode', 'kernel', 'threads', 'params', 'dataset', 'n', 'dim', 'metric', 'k',
+  'build_s', 'add_s', 'index_s', 'recall_mean', 'recall_min', 'qps', 'p50_ms', 'p99_ms', 'bytes_per_vector', 'rss_mb',
+  'storage', 'git_rev', 'date', 'cpu', 'cores', 'node',
+] as const;
+
+function lines(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+function checkPoints(recs: Record<string, unknown>[]) {
+  expect(recs).toHaveLength(2);
+  expect(recs.map((r) => (r.params as { ef: number }).ef)).toEqual([16, 64]);
+  for (const r of recs) {
+    for (const f of POINT_FIELDS) expect(r, `field ${f}`).toHaveProperty(f);
+    expect(r).toMatchObject({ dataset: 'sample/base.f16vecs', n: 3000, nq: 30, dim: 384, metric: 'cosine', k: 10, storage: 'memory', batch: 1 });
+    for (const f of ['build_s', 'qps', 'p50_ms', 'p99_ms', 'rss_mb', 'bytes_per_vector'] as const) {
+      expect(typeof r[f], f).toBe('number');
+      expect(r[f] as number, f).toBeGreaterThan(0);
+    }
+    expect(r.p99_ms as number).toBeGreaterThanOrEqual(r.p50_ms as number);
+    expect(r.recall_min as number).toBeLessThanOrEqual(r.recall_mean as number);
+    expect(r.node).toBe(process.version);
+    expect(Number.isNaN(Date.parse(r.date as string))).toBe(false);
+  }
+  expect(recs[1].recall_mean as number).toBeGreaterThanOrEqual(0.85);
+}
+
+describe('horosvec bench: index and hnswlib', () => {
+  let dir: string;
+  let ours: Record<string, unknown>[];
+  let theirs: Record<string, unknown>[];
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'horosvec-bench-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('--index vamana: one record per ef, mode vamana-rabitq4, recall@10 ≥ 0.85 at ef 64', () => {
+    const out = cli([...INDEX_ARGS, '--index', 'vamana']);
+    ours = lines(out);
+    checkPoints(ours);
+    for (const r of ours) {
+      expect(r).toMatchObject({ engine: 'horosvec', backend: 'native', mode: 'vamana-rabitq4' });
+      expect(r.params).toMatchObject({ R: 32, L: 64, alpha: 1.1, bits: 4, seed: 42 });
+      expect(r.index_s as number).toBeGreaterThan(0);
+      expect(r.build_s as number).toBeCloseTo((r.add_s as number) + (r.index_s as number), 3);
+      expect(r.bytes_per_vector as number).toBeLessThan(384 * 4); // walk bytes, not the float vectors
+    }
+    writeFileSync(join(dir, 'ours.jsonl'), out);
+  });
+
+  it('--engine hnswlib: the same protocol on hnswlib-node, recall@10 ≥ 0.85 at ef 64', () => {
+    const out = cli([...INDEX_ARGS, '--engine', 'hnswlib', '--M', '8', '--efConstruction', '64']);
+    theirs = lines(out);
+    checkPoints(theirs);
+    for (const r of theirs) {
+      expect(r).toMatchObject({ engine: 'hnswlib', engine_version: '3.0.0', backend: 'native', mode: 'hnsw', kernel: 'hnswlib-simd', threads: 1 });
+      expect(r.params).toMatchObject({ M: 8, efConstruction: 64, seed: 42 });
+      expect(r.bytes_per_vector as number).toBeGreaterThan(384 * 4); // the estimate holds the vectors
+    }
+    writeFileSync(join(dir, 'theirs.jsonl'), out);
+  });
+
+  it('human mode prints the recall–QPS table', () => {
+    const out = cli(['bench', '--dataset', 'sample', '--n', '3000', '--nq', '10', '--ef', '16,64', '--seconds', '0.02', '--warmup', '1', '--index', 'vamana', '--R', '16', '--L', '32']);
+    expect(out).toMatch(/params\s+R 16 {2}L 32/);
+    expect(out).toMatch(/build\s+[\d.]+ s \(add [\d.]+ s \+ buildIndex [\d.]+ s\)/);
+    expect(out).toMatch(/\n\s+ef\s+recall@10\s+min\s+tie-tol\s+QPS\s+QPS\/cpu-s\s+p50 ms\s+p99 ms\n\s+16\s+\d\.\d{4}.*\n\s+64\s+\d\.\d{4}/);
+  });
+
+  it('scripts/compare.mjs reads both files and prints QPS at target recalls and the ratios', () => {
+    expect(ours).toBeDefined();
+    expect(theirs).toBeDefined();
+    const out = execFileSync(process.execPath, ['scripts/compare.mjs', join(dir, 'ours.jsonl'), join(dir, 'theirs.jsonl'), '--targets', '0.5,0.85,0.999999'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    expect(out).toContain('sample/base.f16vecs: n 3000, dim 384, metric cosine');
+    expect(out).toMatch(/horosvec 0\.1\.0\s+vamana-rabitq4\s+native/);
+    expect(out).toMatch(/hnswlib 3\.0\.0\s+hnsw\s+native\s+M=8 efConstruction=64 seed=42/);
+    // 0.5 is reached at ef 16 by both (a bound), 0.85 by both at ef 64 at the latest
+    expect(out).toMatch(/≥ \d+/);
+    const ratioLine = out.split('\n').find((l) => l.startsWith('vamana-rabitq4 native'));
+    expect(ratioLine, out).toBeDefined();
+    expect(ratioLine).toMatch(/\d+\.\d\d×/);
+  });
+
+  it('compare.mjs interpolates in log QPS between the bracketing ef points', () => {
+    const p = join(dir, 'synthetic.jsonl');
+    const rec = (engine: string, ef: number, recall: number, qps: number) =>
+      JSON.stringify({ engine, engine_version: 'x', backend: 'native', mode: engine === 'hnswlib' ? 'hnsw' : 'vamana-rabitq4', params: { ef }, dataset: 'd/b', n: 10, dim: 2, metric: 'l2', k: 10, recall_mean: recall, qps, build_s: 2, bytes_per_vector: 100 });
+    writeFileSync(p, [rec('horosvec', 10, 0.8, 4000), rec('horosvec', 20, 1, 1000), rec('hnswlib', 10, 0.8, 1000), rec('hnswlib', 20, 1, 250)].join('\n'));
+    const out = execFileSync(process.execPath, ['scripts/compare.mjs', p, '--targets', '0.9,0.95'], { cwd: ROOT, encoding: 'utf8' });
+    // halfway between 4000 and 1000 in log space is 2000; 0.95 → 4000 × 4^(−0.75) ≈ 1414
+    expect(out).toMatch(/vamana-rabitq4\s+native\s+-\s+2000\s+1414/);
+    expect(out).toMatch(/hnsw\s+native\s+-\s+500\s+354/);
+    expect(out).toMatch(/vamana-rabitq4 native\s+hnsw\s+4\.00×\s+4\.00×\s+1\.00×\s+1\.00×/);
+  });
+
+  it('bad index and engine arguments exit with code 2', () => {
+    const bad = [
+      ['bench', '--dataset', 'sample', '--index', 'ivf'],
+      ['bench', '--dataset', 'sample', '--engine', 'faiss'],
+      ['bench', '--dataset', 'sample', '--index', 'vamana', '--ef', '10,x'],
+      ['bench', '--dataset', 'sample', '--index', 'vamana', '--M', '16'],
+      ['bench', '--dataset', 'sample', '--R', '16'],
+      ['bench', '--dataset', 'sample', '--engine', 'hnswlib', '--index', 'vamana'],
+      ['bench', '--dataset', 'sample', '--engine', 'hnswlib', '--metric', 'l1'],
+      ['bench', '--dataset', 'sample', '--index', 'vamana', '--alpha', '0.5'],
+    ];
+    for (const args of bad) {
+      const r = cliRaw(args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(/^horosvec: .+\nusage: horosvec bench/);
+    }
+    expect(cliRaw(['bench', '--dataset', 'sample', '--engine', 'hnswlib', '--metric', 'l1']).stderr).toContain('does not support --metric l1');
+  });
+});
+
 describe('readVecs', () => {
   let dir: string;
   let vecs: VecsModule;

@@ -10,12 +10,15 @@
 // 2 bad command line (one-line error and the usage on stderr).
 
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { readVecs } from './vecs.js';
 
 const PKG_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -306,6 +309,47 @@ function fileSize(p) {
   }
 }
 
+let gcFn;
+/**
+ * A full garbage collection (V8's gc, exposed at run time), so that RSS read right after it does
+ * not count JS garbage such as the file buffers of the loader. No-op when unavailable.
+ */
+function collectGarbage() {
+  if (gcFn === undefined) {
+    try {
+      v8.setFlagsFromString('--expose-gc');
+      gcFn = vm.runInNewContext('gc');
+    } catch {
+      gcFn = null;
+    }
+  }
+  if (typeof gcFn === 'function') {
+    gcFn();
+    gcFn();
+  }
+}
+
+/** The resident set size after a garbage collection, in bytes. */
+function settledRss() {
+  collectGarbage();
+  return process.memoryUsage().rss;
+}
+
+/** The horosvec binary in use (for the records: which build was measured). */
+function binaryInfo(backend) {
+  const p = backend === 'wasm' ? join(PKG_DIR, 'wasm', 'horosvec_wasm_bg.wasm') : join(PKG_DIR, 'native', 'horosvec.linux-x64-gnu.node');
+  try {
+    const st = statSync(p);
+    return {
+      binary: basename(p),
+      binary_mtime: st.mtime.toISOString(),
+      binary_sha256: createHash('sha256').update(readFileSync(p)).digest('hex').slice(0, 16),
+    };
+  } catch {
+    return { binary: null, binary_mtime: null, binary_sha256: null };
+  }
+}
+
 /** Nearest-rank percentile of a sorted array. */
 function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
@@ -537,6 +581,7 @@ function timedSingle(one, nq, warmup, budget) {
   for (let i = 0; i < warmup; i++) one(i % nq);
   const lat = new Samples();
   let count = 0;
+  const cpu0 = process.cpuUsage();
   const start = process.hrtime.bigint();
   let now = start;
   do {
@@ -546,7 +591,15 @@ function timedSingle(one, nq, warmup, budget) {
     lat.push(Number(now - t0) / 1e6);
     count++;
   } while (now - start < budget);
-  return { qps: count / (Number(now - start) / 1e9), lat: lat.sorted(), count };
+  const cpu = process.cpuUsage(cpu0);
+  const cpuS = (cpu.user + cpu.system) / 1e6;
+  return { qps: count / (Number(now - start) / 1e9), lat: lat.sorted(), count, qpsCpu: cpuS > 0 ? count / cpuS : null };
+}
+
+/** CPU seconds (user + system, all threads of the process) since `from` (a process.cpuUsage()). */
+function cpuSeconds(from) {
+  const c = process.cpuUsage(from);
+  return (c.user + c.system) / 1e6;
 }
 
 /**
@@ -857,6 +910,7 @@ function pointRecord(head, data, opts, ef, recall, single, tail) {
     recall_min: round(recall.min, 6),
     recall_tie_tolerant: recall.tie === null ? null : round(recall.tie, 6),
     qps: round(single.qps, 2),
+    qps_cpu: single.qpsCpu === undefined ? undefined : round(single.qpsCpu, 2),
     p50_ms: round(percentile(single.lat, 0.5), 4),
     p99_ms: round(percentile(single.lat, 0.99), 4),
     latency_unit: 'query',
@@ -874,7 +928,8 @@ async function benchIndex(opts, data, bar, lib, showBars) {
   const { n, nq, dim, qrows, gt } = data;
   const col = Collection.create({ dim, metric });
   try {
-    const rss0 = process.memoryUsage().rss;
+    const rss0 = settledRss();
+    const cpu0 = process.cpuUsage();
     const addS = await addRows(col, opts, data, bar);
     const params = { R: opts.R, L: opts.L, alpha: opts.alpha, passes: opts.passes, bits: opts.bits, seed: opts.seed };
     let ib = null;
@@ -885,8 +940,9 @@ async function benchIndex(opts, data, bar, lib, showBars) {
     const ti = process.hrtime.bigint();
     await col.buildIndex({ kind: 'vamana', ...params, ...(showBars ? { onProgress } : {}) });
     const indexS = Number(process.hrtime.bigint() - ti) / 1e9;
+    const buildCpuS = cpuSeconds(cpu0);
     if (ib !== null) ib.stop();
-    const rssDelta = process.memoryUsage().rss - rss0;
+    const rssDelta = settledRss() - rss0;
     const stats = col.stats();
     const buildS = addS + indexS;
     const budget = BigInt(Math.round(opts.seconds * 1e9));
@@ -901,7 +957,9 @@ async function benchIndex(opts, data, bar, lib, showBars) {
       build_s: round(buildS, 4),
       add_s: round(addS, 4),
       index_s: round(indexS, 4),
+      build_cpu_s: round(buildCpuS, 3),
       ground_truth: data.groundTruth,
+      ...binaryInfo(backend),
     };
     const memory = {
       bytes_per_vector: stats.indexBytesPerVector,
@@ -938,13 +996,17 @@ async function benchIndex(opts, data, bar, lib, showBars) {
         buildLine: `${buildS.toFixed(3)} s (add ${addS.toFixed(3)} s + buildIndex ${indexS.toFixed(3)} s)`,
         memoryLine:
           `${stats.indexBytesPerVector} bytes/vector walked (codes, factors, graph) + ${memory.vector_bytes_per_vector} stored float32; ` +
-          `rss ${recs.at(-1).rss_mb.toFixed(0)} MB, +${memory.rss_build_delta_mb.toFixed(0)} MB over add + buildIndex`,
+          `rss ${recs.at(-1).rss_mb.toFixed(0)} MB, ${signed(memory.rss_build_delta_mb)} MB over add + buildIndex`,
         recs,
       });
     }
   } finally {
     await col.close();
   }
+}
+
+function signed(x) {
+  return `${x >= 0 ? '+' : ''}${x.toFixed(0)}`;
 }
 
 /** The recall–QPS table of an ef sweep (human mode). */
@@ -960,14 +1022,14 @@ function printIndexSummary(opts, data, s) {
     `  build          ${s.buildLine}`,
     `  ground truth   ${data.gtNote}`,
     `  memory         ${s.memoryLine}`,
-    `  single query, one at a time (warm-up ${opts.warmup}, ≥ ${opts.seconds} s per point):`,
-    `  ${'ef'.padStart(6)}  ${`recall@${k}`.padStart(9)}  ${'min'.padStart(6)}  ${'tie-tol'.padStart(7)}  ${'QPS'.padStart(9)}  ${'p50 ms'.padStart(8)}  ${'p99 ms'.padStart(8)}` +
+    `  single query, one at a time (warm-up ${opts.warmup}, ≥ ${opts.seconds} s per point; QPS/cpu-s: per CPU second of the process):`,
+    `  ${'ef'.padStart(6)}  ${`recall@${k}`.padStart(9)}  ${'min'.padStart(6)}  ${'tie-tol'.padStart(7)}  ${'QPS'.padStart(9)}  ${'QPS/cpu-s'.padStart(9)}  ${'p50 ms'.padStart(8)}  ${'p99 ms'.padStart(8)}` +
       (withBatch ? `  ${`batch ${opts.batch} QPS`.padStart(14)}` : ''),
   ];
   for (const r of s.recs) {
     lines.push(
       `  ${String(r.params.ef).padStart(6)}  ${f(r.recall_mean, 4).padStart(9)}  ${f(r.recall_min, 2).padStart(6)}  ${f(r.recall_tie_tolerant, 4).padStart(7)}` +
-        `  ${f(r.qps, 1).padStart(9)}  ${f(r.p50_ms, 3).padStart(8)}  ${f(r.p99_ms, 3).padStart(8)}` +
+        `  ${f(r.qps, 1).padStart(9)}  ${f(r.qps_cpu, 1).padStart(9)}  ${f(r.p50_ms, 3).padStart(8)}  ${f(r.p99_ms, 3).padStart(8)}` +
         (withBatch ? `  ${f(r.batch_qps, 1).padStart(14)}` : ''),
     );
   }
@@ -1019,8 +1081,9 @@ async function benchHnswlib(opts, data, bar, hnswlib) {
   // hnswlib distances → horosvec's convention (for the tie-tolerant recall): ip is 1 − q·x there.
   const toOurs = metric === 'ip' ? (d) => d - 1 : (d) => d;
 
-  const rss0 = process.memoryUsage().rss;
+  const rss0 = settledRss();
   const b = bar('addPoint', n, 'vectors');
+  const cpu0 = process.cpuUsage();
   const tb = process.hrtime.bigint();
   const index = new hnswlib.HierarchicalNSW(space, dim);
   index.initIndex(n, opts.M, opts.efConstruction, opts.seed);
@@ -1032,8 +1095,9 @@ async function benchHnswlib(opts, data, bar, hnswlib) {
     if ((i & 1023) === 1023 || i === n - 1) b.update(i + 1);
   }
   const buildS = Number(process.hrtime.bigint() - tb) / 1e9;
+  const buildCpuS = cpuSeconds(cpu0);
   b.stop();
-  const rssDelta = process.memoryUsage().rss - rss0;
+  const rssDelta = settledRss() - rss0;
 
   // Queries as number[], converted before any timed loop.
   const qarr = qrows.map((q) => Array.from(q));
@@ -1051,6 +1115,7 @@ async function benchHnswlib(opts, data, bar, hnswlib) {
     build_s: round(buildS, 4),
     add_s: round(buildS, 4),
     index_s: null,
+    build_cpu_s: round(buildCpuS, 3),
     ground_truth: data.groundTruth,
   };
   const memory = {
@@ -1088,7 +1153,7 @@ async function benchHnswlib(opts, data, bar, hnswlib) {
       engineLine: `backend native  kernel hnswlib-simd (SSE, default node-gyp flags)  mode hnsw  threads 1`,
       paramLine: `M ${opts.M}  efConstruction ${opts.efConstruction}  seed ${opts.seed}`,
       buildLine: `${buildS.toFixed(3)} s (addPoint per row, one thread)`,
-      memoryLine: `≈ ${est.total} bytes/vector by hnswlib's layout; rss +${memory.rss_build_delta_mb.toFixed(0)} MB over the build (${memory.rss_build_bytes_per_vector} bytes/vector)`,
+      memoryLine: `≈ ${est.total} bytes/vector by hnswlib's layout; rss ${signed(memory.rss_build_delta_mb)} MB over the build (${memory.rss_build_bytes_per_vector} bytes/vector)`,
       recs,
     });
   }

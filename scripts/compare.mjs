@@ -1,0 +1,214 @@
+#!/usr/bin/env node
+// Compares `horosvec bench --json` runs (JSONL files; horosvec's index, exact search, hnswlib).
+//
+//   node scripts/compare.mjs FILE.jsonl... [--targets 0.9,0.95,0.99] [--field qps|qps_cpu]
+//
+// --field qps_cpu reads the throughput per CPU second of the process instead of per wall second
+// (less sensitive to other jobs on a shared machine).
+//
+// Groups the records by (dataset, k, engine, mode, backend, build parameters other than ef) and
+// prints, per group, the single-query QPS at each target recall@k, read off the group's ef sweep:
+// between the two consecutive ef points (in increasing ef) whose mean recalls bracket the target,
+// QPS is interpolated linearly in log(QPS) against recall. "≥ x" means the smallest ef measured
+// already reaches the target (x is its QPS, a lower bound); "not reached" means no ef does. Then
+// the build seconds, bytes per vector, and, for each horosvec group against each hnswlib group of
+// the same dataset and k, the ratios horosvec / hnswlib. Plain Node, no dependencies.
+
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+
+const DEFAULT_TARGETS = [0.9, 0.95, 0.99];
+
+function usage(msg) {
+  process.stderr.write(`compare: ${msg}\nusage: node scripts/compare.mjs FILE.jsonl... [--targets 0.9,0.95,0.99] [--field qps|qps_cpu]\n`);
+  process.exit(2);
+}
+
+function parseCli(argv) {
+  const files = [];
+  let targets = DEFAULT_TARGETS;
+  let field = 'qps';
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--targets') {
+      const v = argv[++i];
+      if (v === undefined) usage('--targets needs a comma-separated list');
+      targets = v.split(',').map(Number);
+      if (targets.some((t) => !Number.isFinite(t) || t <= 0 || t > 1)) usage(`--targets must be numbers in (0, 1], got "${v}"`);
+    } else if (a === '--field') {
+      field = argv[++i];
+      if (field !== 'qps' && field !== 'qps_cpu') usage(`--field must be qps or qps_cpu, got "${field}"`);
+    } else if (a === '--help' || a === '-h') {
+      process.stdout.write('usage: node scripts/compare.mjs FILE.jsonl... [--targets 0.9,0.95,0.99] [--field qps|qps_cpu]\n');
+      process.exit(0);
+    } else if (a.startsWith('--')) {
+      usage(`unknown option ${a}`);
+    } else {
+      files.push(a);
+    }
+  }
+  if (files.length === 0) usage('give at least one JSONL file');
+  return { files, targets, field };
+}
+
+function readRecords(files, field) {
+  const recs = [];
+  for (const f of files) {
+    let text;
+    try {
+      text = readFileSync(f, 'utf8');
+    } catch (e) {
+      process.stderr.write(`compare: cannot read ${f}: ${e.message}\n`);
+      process.exit(1);
+    }
+    text.split('\n').forEach((line, i) => {
+      if (line.trim() === '') return;
+      let r;
+      try {
+        r = JSON.parse(line);
+      } catch (e) {
+        process.stderr.write(`compare: ${f}:${i + 1}: not JSON (${e.message})\n`);
+        process.exit(1);
+      }
+      if (typeof r[field] !== 'number' || typeof r.recall_mean !== 'number') {
+        process.stderr.write(`compare: ${f}:${i + 1}: no numeric ${field} / recall_mean, skipped\n`);
+        return;
+      }
+      recs.push({ ...r, qps: r[field], _file: basename(f) });
+    });
+  }
+  return recs;
+}
+
+/** Build parameters other than ef, as "name=value" text. */
+function buildParams(r) {
+  const p = { ...(r.params ?? {}) };
+  delete p.ef;
+  return Object.entries(p)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+}
+
+function groupRecords(recs) {
+  const groups = new Map();
+  for (const r of recs) {
+    const bp = buildParams(r);
+    const key = JSON.stringify([r.dataset, r.k, r.engine, r.mode, r.backend, bp, r.n]);
+    if (!groups.has(key)) {
+      groups.set(key, { dataset: r.dataset, k: r.k, n: r.n, dim: r.dim, metric: r.metric, engine: r.engine, mode: r.mode, backend: r.backend, params: bp, points: [] });
+    }
+    groups.get(key).points.push(r);
+  }
+  for (const g of groups.values()) {
+    g.points.sort((a, b) => (a.params?.ef ?? 0) - (b.params?.ef ?? 0));
+    const first = g.points[0];
+    g.build_s = first.build_s ?? null;
+    g.bytes_per_vector = first.bytes_per_vector ?? null;
+    g.rss_bpv = first.rss_build_bytes_per_vector ?? null;
+    g.engine_version = first.engine_version ?? null;
+    g.revs = [...new Set(g.points.map((p) => p.git_rev ?? '?'))].join(',');
+    g.maxRecall = Math.max(...g.points.map((p) => p.recall_mean));
+  }
+  return [...groups.values()];
+}
+
+/**
+ * QPS at a target recall: { qps, bound } where bound is true when the smallest ef already reaches
+ * the target (the QPS is then a lower bound); null when no point reaches it.
+ */
+export function qpsAtRecall(points, target) {
+  if (points.length === 0) return null;
+  if (points[0].recall_mean >= target) return { qps: points[0].qps, bound: true };
+  for (let i = 0; i + 1 < points.length; i++) {
+    const a = points[i];
+    const b = points[i + 1];
+    if (a.recall_mean < target && b.recall_mean >= target) {
+      const t = (target - a.recall_mean) / (b.recall_mean - a.recall_mean);
+      return { qps: Math.exp(Math.log(a.qps) + t * (Math.log(b.qps) - Math.log(a.qps))), bound: false };
+    }
+  }
+  return null;
+}
+
+function fmtQps(v) {
+  if (v === null) return 'not reached';
+  return `${v.bound ? '≥ ' : ''}${v.qps.toFixed(0)}`;
+}
+
+function fmtNum(x, d) {
+  return typeof x === 'number' && Number.isFinite(x) ? x.toFixed(d) : 'n/a';
+}
+
+function table(header, rows) {
+  const w = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
+  return [line(header), w.map((x) => '-'.repeat(x)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function main() {
+  const { files, targets, field } = parseCli(process.argv.slice(2));
+  const groups = groupRecords(readRecords(files, field));
+  if (groups.length === 0) {
+    process.stderr.write('compare: no records\n');
+    process.exit(1);
+  }
+  const out = [];
+  const datasets = [...new Set(groups.map((g) => `${g.dataset}\u0000${g.k}`))];
+  for (const dk of datasets) {
+    const [dataset, kStr] = dk.split('\u0000');
+    const gs = groups.filter((g) => g.dataset === dataset && String(g.k) === kStr);
+    const g0 = gs[0];
+    out.push(`${dataset}: n ${g0.n}, dim ${g0.dim}, metric ${g0.metric}; single-query ${field === 'qps' ? 'QPS (per wall second)' : 'QPS per CPU second'} at mean recall@${g0.k} (log-linear between bracketing ef points)`);
+    const header = ['engine', 'mode', 'backend', 'params', ...targets.map((t) => `QPS@${t}`), 'max recall', 'build_s', 'bytes/vec', 'rss B/vec', 'points', 'rev'];
+    for (const g of gs) g.at = targets.map((t) => qpsAtRecall(g.points, t));
+    const rows = gs.map((g) => [
+      `${g.engine} ${g.engine_version ?? ''}`.trim(),
+      g.mode,
+      g.backend,
+      g.params === '' ? '-' : g.params,
+      ...g.at.map(fmtQps),
+      fmtNum(g.maxRecall, 4),
+      fmtNum(g.build_s, 1),
+      fmtNum(g.bytes_per_vector, 0),
+      fmtNum(g.rss_bpv, 0),
+      String(g.points.length),
+      g.revs,
+    ]);
+    // params column is text: left-align the first four columns
+    const w = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+    const line = (cells) => cells.map((c, i) => (i < 4 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
+    out.push([line(header), w.map((x) => '-'.repeat(x)).join('  '), ...rows.map(line)].join('\n'));
+
+    const ours = gs.filter((g) => g.engine === 'horosvec' && !g.mode.endsWith('-batch'));
+    const theirs = gs.filter((g) => g.engine === 'hnswlib');
+    if (ours.length > 0 && theirs.length > 0) {
+      out.push('');
+      out.push('ratios horosvec / hnswlib (QPS: > 1 means horosvec is faster; build_s and bytes/vec: < 1 means horosvec is smaller)');
+      const rh = ['horosvec', 'vs hnswlib', ...targets.map((t) => `QPS@${t}`), 'build_s', 'bytes/vec'];
+      const rr = [];
+      for (const a of ours) {
+        for (const b of theirs) {
+          const cells = targets.map((_, i) => {
+            const x = a.at[i];
+            const y = b.at[i];
+            if (x === null || y === null) return 'n/a';
+            const mark = x.bound && !y.bound ? '≥ ' : !x.bound && y.bound ? '≤ ' : x.bound && y.bound ? '~ ' : '';
+            return `${mark}${(x.qps / y.qps).toFixed(2)}×`;
+          });
+          const ratio = (x, y) => (typeof x === 'number' && typeof y === 'number' && y > 0 ? `${(x / y).toFixed(2)}×` : 'n/a');
+          rr.push([`${a.mode} ${a.backend}`, `${b.mode} ${b.params}`, ...cells, ratio(a.build_s, b.build_s), ratio(a.bytes_per_vector, b.bytes_per_vector)]);
+        }
+      }
+      out.push(table(rh, rr));
+    }
+    out.push('');
+  }
+  out.push('QPS@r: "≥ x" = reached at the smallest ef (x is a lower bound); ratio marks: "≥"/"≤" when one side is such a bound.');
+  out.push('bytes/vec: horosvec index = bytes the graph walk touches (codes, factors, graph; float32 vectors for the rerank not included);');
+  out.push('horosvec exact = stored float32 vectors; hnswlib = estimate from its memory layout (vectors included). build_s: horosvec = add + buildIndex;');
+  out.push('hnswlib = addPoint loop (one thread). rss B/vec: growth of the process RSS over the build / n (everything resident: vectors,');
+  out.push('index, allocator slack, transient build memory not returned; under wasm the linear memory never shrinks).');
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+main();
