@@ -151,6 +151,8 @@ impl QueryDistance for ExactQuery<'_> {
     }
 }
 
+// ExactQuery has no prefetch: its rows are read straight after being listed.
+
 /// RaBitQ estimates.
 struct CodeQuery<'a> {
     codes: &'a RabitqIndex,
@@ -161,6 +163,11 @@ impl QueryDistance for CodeQuery<'_> {
     #[inline]
     fn distance(&mut self, node: u32) -> f32 {
         self.codes.estimate(self.pq, node)
+    }
+
+    #[inline]
+    fn prefetch(&self, node: u32) {
+        self.codes.prefetch(node);
     }
 }
 

@@ -254,7 +254,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let mut scratch = QuantScratch::default();
         for bits in 2..=7u8 {
-            for trial in 0..60 {
+            for trial in 0..30 {
                 let d = [5usize, 16, 64, 100, 256][trial % 5];
                 let kind = trial % 3; // 0: Gaussian, 1: uniform, 2: cubed uniform (heavy-tailed)
                 let r: Vec<f32> = (0..d)

@@ -1,7 +1,8 @@
 //! The query side of the estimator: one rotation and one scalar quantisation per query.
 //!
 //! [`PreparedQuery`] holds the rotated, centred query `v' = P(q − c)` quantised to `qbits`-bit
-//! unsigned integers (RaBitQ §3.3.1, "B_q-bit" query, default 4 bits) as bit planes, plus the
+//! unsigned integers (RaBitQ §3.3.1, "B_q-bit" query; 4 bits for 1-bit codes, up to 8 for wider
+//! ones: `RabitqParams::default_query_bits`) as bit planes and bytes, plus the
 //! per-query scalars of the estimator. It owns every buffer it needs, so re-preparing it for the
 //! next query ([`RabitqIndex::prepare_into`](super::RabitqIndex::prepare_into)) allocates nothing.
 //!

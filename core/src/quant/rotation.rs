@@ -31,7 +31,7 @@
 //!
 //! | rotation | B/vector at 1 bit | rel. RMS error, 1 bit | 4 bits | flat recall@10, 1 bit, C = 10 / 20 |
 //! | --- | --- | --- | --- | --- |
-//! | 384, two blocks, 1 / 2 / 4 / 6 / 8 rounds | 64 | 0.449 / 0.447 / 0.447 / 0.447 / 0.447 | 0.062 | 0.68–0.69 / 0.87 |
+//! | 384, two blocks, 1 / 2 / 4 / 6 / 8 rounds | 64 | 0.449 / 0.447 / 0.447 / 0.447 / 0.447 | 0.062 | 0.68–0.69 / 0.87 ± 0.01 |
 //! | 512 (zero-padded), one block, 4 rounds | 80 | 0.387 | 0.054 | 0.72 / 0.91 |
 //!
 //! The 512-bit codes are better exactly as the estimator's `1/√D` law predicts for 33 % more bits

@@ -44,19 +44,28 @@ fn exact(metric: Metric, q: &[f32], x: &[f32]) -> f64 {
     }
 }
 
-/// Error statistics of the estimator over all (query, vector) pairs:
+/// Exact distances of every (query, vector) pair, query-major.
+fn exact_all(metric: Metric, data: &[f32], queries: &[f32], dim: usize) -> Vec<f64> {
+    queries
+        .chunks_exact(dim)
+        .flat_map(|q| data.chunks_exact(dim).map(move |x| exact(metric, q, x)))
+        .collect()
+}
+
+/// Error statistics of the estimator over all (query, vector) pairs (`exact` from [`exact_all`]):
 /// `(mean error, rms error, std of exact distances, fraction within the bound at ε₀ = 1.9,
 /// fraction within the bound at ε₀ = 3)`.
-fn error_stats(index: &RabitqIndex, data: &[f32], queries: &[f32]) -> (f64, f64, f64, f64, f64) {
+fn error_stats(index: &RabitqIndex, queries: &[f32], exact: &[f64]) -> (f64, f64, f64, f64, f64) {
     let dim = index.dim();
+    let n_data = index.len();
     let (mut n, mut sum_e, mut sum_e2, mut sum_x, mut sum_x2) = (0.0f64, 0.0, 0.0, 0.0, 0.0);
     let (mut inside, mut inside3) = (0.0f64, 0.0f64);
     let mut pq = index.new_query();
-    for q in queries.chunks_exact(dim) {
+    for (qi, q) in queries.chunks_exact(dim).enumerate() {
         index.prepare_into(q, &mut pq).unwrap();
-        for (i, x) in data.chunks_exact(dim).enumerate() {
+        for i in 0..n_data {
             let (est, bound) = index.estimate_with_bound(&pq, i as u32);
-            let ex = exact(index.metric(), q, x);
+            let ex = exact[qi * n_data + i];
             let e = f64::from(est) - ex;
             n += 1.0;
             sum_e += e;
@@ -76,30 +85,31 @@ fn error_stats(index: &RabitqIndex, data: &[f32], queries: &[f32]) -> (f64, f64,
     (sum_e / n, (sum_e2 / n).sqrt(), spread, inside / n, inside3 / n)
 }
 
-/// The estimator is unbiased over random rotations (the mean error of 8 seeds is within noise
+/// The estimator is unbiased over random rotations (the mean error of 6 seeds is within noise
 /// of 0) for every metric and width; its relative error shrinks as bits grow; the bound holds
-/// for ≈ 94 % of pairs at ε₀ = 1.9 and ≥ 99 % at ε₀ = 3.
+/// for ≥ 90 % of pairs at ε₀ = 1.9 (≈ 97 % typically) and ≥ 99 % at ε₀ = 3.
 #[test]
 fn unbiased_and_sharpening_with_bits() {
-    const SEEDS: u64 = 8;
+    const SEEDS: u64 = 6;
     for (metric, dim) in [
         (Metric::L2, 128usize),
         (Metric::Cosine, 200),
         (Metric::InnerProduct, 96),
     ] {
-        let data = clustered(400, dim, 1);
-        let queries = clustered(20, dim, 2);
+        let data = clustered(200, dim, 1);
+        let queries = clustered(16, dim, 2);
+        let exact = exact_all(metric, &data, &queries, dim);
         let mut prev_rel = f64::INFINITY;
         for bits in 1..=8u8 {
             let (mut means, mut rel, mut rms_sum, mut inside, mut inside3) = (Vec::new(), 0.0, 0.0, 0.0f64, 0.0f64);
             for seed in 0..SEEDS {
                 let params = RabitqParams::new(bits).with_query_bits(8).with_seed(seed);
                 let index = RabitqIndex::encode_all(&data, dim, metric, params).unwrap();
-                let (mean, rms, spread, ins, ins3) = error_stats(&index, &data, &queries);
+                let (mean, rms, spread, ins, ins3) = error_stats(&index, &queries, &exact);
                 means.push(mean);
                 rel += rms / spread / SEEDS as f64;
                 rms_sum += rms / SEEDS as f64;
-                inside = inside.max(0.0) + ins / SEEDS as f64;
+                inside += ins / SEEDS as f64;
                 inside3 += ins3 / SEEDS as f64;
             }
             let m = means.iter().sum::<f64>() / SEEDS as f64;
@@ -132,12 +142,13 @@ fn unbiased_and_sharpening_with_bits() {
 #[test]
 fn default_query_bits_sharpen() {
     let dim = 128;
-    let data = clustered(500, dim, 3);
-    let queries = clustered(30, dim, 4);
+    let data = clustered(400, dim, 3);
+    let queries = clustered(20, dim, 4);
+    let exact = exact_all(Metric::L2, &data, &queries, dim);
     let mut prev = f64::INFINITY;
     for bits in 1..=8u8 {
         let index = RabitqIndex::encode_all(&data, dim, Metric::L2, RabitqParams::new(bits)).unwrap();
-        let (mean, rms, spread, inside, inside3) = error_stats(&index, &data, &queries);
+        let (mean, rms, spread, inside, inside3) = error_stats(&index, &queries, &exact);
         eprintln!(
             "default qbits, bits {bits}: mean {mean:+.5} rel {:.4} in-bound {inside:.4} / {inside3:.4}",
             rms / spread
@@ -220,9 +231,9 @@ fn reconstruction_error_decreases_with_bits() {
 #[test]
 fn deterministic_and_parallel_equals_sequential() {
     let dim = 130;
-    let data = clustered(700, dim, 7);
+    let data = clustered(300, dim, 7);
     for metric in [Metric::L2, Metric::Cosine, Metric::InnerProduct] {
-        for bits in [1u8, 3, 4, 7] {
+        for bits in [1u8, 4, 7] {
             let params = RabitqParams::new(bits);
             let a = RabitqIndex::encode_all(&data, dim, metric, params).unwrap();
             let b = RabitqIndex::encode_all(&data, dim, metric, params).unwrap();
@@ -237,7 +248,7 @@ fn deterministic_and_parallel_equals_sequential() {
             let e = RabitqIndex::from_parts(dim, metric, params, a.centroid().to_vec(), a.records()).unwrap();
             assert_eq!(e.len(), a.len());
             let pq = a.prepare(&data[..dim]).unwrap();
-            for i in [0u32, 5, 699] {
+            for i in [0u32, 5, 299] {
                 assert_eq!(a.estimate(&pq, i).to_bits(), e.estimate(&pq, i).to_bits());
                 assert_eq!(a.estimate_with_bound(&pq, i), e.estimate_with_bound(&pq, i));
                 assert_eq!(a.estimate_with_bound(&pq, i), c.estimate_with_bound(&pq, i));
@@ -259,15 +270,15 @@ fn kernel_sets_agree_on_estimates() {
     for dim in dims {
         let bits = (dim % 8 + 1) as u8;
         let qbits = ((dim / 8) % 8 + 1) as u8;
-        let data: Vec<f32> = (0..20 * dim).map(|_| gauss(&mut rng)).collect();
+        let data: Vec<f32> = (0..8 * dim).map(|_| gauss(&mut rng)).collect();
         let index =
             RabitqIndex::encode_all(&data, dim, Metric::L2, RabitqParams::new(bits).with_query_bits(qbits)).unwrap();
         let q: Vec<f32> = (0..dim).map(|_| gauss(&mut rng)).collect();
         let mut pq = index.prepare(&q).unwrap();
-        let want: Vec<u32> = (0..20).map(|i| index.estimate(&pq, i).to_bits()).collect();
+        let want: Vec<u32> = (0..8).map(|i| index.estimate(&pq, i).to_bits()).collect();
         for set in &sets {
             pq.set_kernels(set);
-            let got: Vec<u32> = (0..20).map(|i| index.estimate(&pq, i).to_bits()).collect();
+            let got: Vec<u32> = (0..8).map(|i| index.estimate(&pq, i).to_bits()).collect();
             assert_eq!(got, want, "set {} dim {dim} bits {bits} qbits {qbits}", set.name);
         }
     }
