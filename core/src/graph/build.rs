@@ -55,7 +55,8 @@ pub struct VamanaParams {
     /// Passes over all points (≥ 1). With 2 or more, the first pass uses α = 1 and the others α
     /// (the paper's schedule); with 1, the only pass uses α.
     pub passes: usize,
-    /// Seed of every random choice (start graph, visiting orders, sampled medoid).
+    /// Seed of every random choice (start graph, visiting orders, sampled medoid). The default
+    /// is below 2⁵³, so it survives a round trip through a JS number.
     pub seed: u64,
     /// The graph the first pass starts from.
     pub start: StartGraph,
@@ -80,7 +81,7 @@ impl Default for VamanaParams {
             l: 64,
             alpha: 1.1,
             passes: 1,
-            seed: 0x5EED_0F_D15C_A77,
+            seed: 0x0005_EED0_FD15_CA77,
             start: StartGraph::Empty,
         }
     }
@@ -348,7 +349,8 @@ impl Batcher {
     }
 
     /// Runs batch steps over `order` with prefix-doubling batch sizes, checking `cancel` before
-    /// each batch and reporting `done + points so far` to `progress` about every 1 % of `total`.
+    /// each batch and reporting `done + points so far` to `progress` about every 1 % of `total`
+    /// and at the end.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run<N: NodeDistance + ?Sized>(
         &mut self,
@@ -362,6 +364,10 @@ impl Batcher {
     ) -> Result<(), BuildError> {
         let cap = max_batch(graph.len());
         let tick = total.div_ceil(100).max(1);
+        if order.is_empty() {
+            progress(done, total);
+            return Ok(());
+        }
         let mut size = 1usize;
         let mut at = 0usize;
         while at < order.len() {
@@ -372,7 +378,7 @@ impl Batcher {
             self.step(graph, &order[at..end], st);
             let before = (done + at) / tick;
             at = end;
-            if (done + at) / tick != before {
+            if (done + at) / tick != before || at == order.len() {
                 progress(done + at, total);
             }
             size = (size * 2).min(cap);
@@ -433,8 +439,9 @@ impl Graph {
     /// `ThreadPool::install` to choose the threads); the result depends only on `nodes` and
     /// `params`, never on the number of threads.
     ///
-    /// `progress(done, total)` is called from the calling thread about every 1 % (`total =
-    /// passes × n`, the last call has `done == total`); `cancel` is checked between batches.
+    /// `progress(done, total)` is called from the calling thread only (so it need not be `Sync`),
+    /// about every 1 % (`total = passes × n`; the first call has `done == 0`, the last
+    /// `done == total`); `cancel` is checked between batches.
     ///
     /// # Errors
     /// [`BuildError::Cancelled`] if `cancel` was set; [`BuildError::InvalidParams`];

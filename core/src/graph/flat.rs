@@ -38,7 +38,7 @@ impl<'a> FlatNodes<'a> {
     /// # Panics
     /// If `dim == 0` or `vectors.len()` is not a multiple of `dim`.
     pub fn new(vectors: &'a [f32], dim: usize, metric: Metric) -> Self {
-        assert!(dim > 0 && vectors.len() % dim == 0, "vectors must be n × dim with dim > 0");
+        assert!(dim > 0 && vectors.len().is_multiple_of(dim), "vectors must be n × dim with dim > 0");
         FlatNodes { vectors, dim, metric, kernels: crate::distance::kernels(), inv_norms: None }
     }
 
@@ -168,7 +168,7 @@ impl NodeDistance for FlatNodes<'_> {
 /// # Panics
 /// If `dim == 0` or `vectors.len()` is not a multiple of `dim`.
 pub fn inverse_norms(vectors: &[f32], dim: usize) -> Vec<f32> {
-    assert!(dim > 0 && vectors.len() % dim == 0, "vectors must be n × dim with dim > 0");
+    assert!(dim > 0 && vectors.len().is_multiple_of(dim), "vectors must be n × dim with dim > 0");
     vectors
         .chunks_exact(dim)
         .map(|r| {

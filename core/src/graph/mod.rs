@@ -33,6 +33,12 @@
 //! [`search`] is the greedy beam search ("GreedySearch" in the DiskANN paper) with a caller-owned
 //! [`SearchScratch`]: no allocation per query once warmed up.
 //!
+//! # Threads
+//!
+//! With the `parallel` feature, build, batch inserts and consolidation run on the caller's
+//! current rayon pool (`ThreadPool::install` chooses it); the module starts no thread of its own.
+//! Without it they run sequentially and give the same graphs. Searches are single-threaded.
+//!
 //! # α (the pruning parameter)
 //!
 //! RobustPrune(p, V, α, R) repeatedly keeps the closest remaining candidate c and drops every
@@ -76,7 +82,7 @@ pub use build::{BuildError, StartGraph, VamanaParams};
 pub use flat::{inverse_norms, FlatNodes, FlatQuery, NodeQuery};
 pub use scratch::{SearchScratch, SearchStats};
 pub use search::{search, search_unfiltered};
-pub use vamana::Graph;
+pub use vamana::{Graph, MAX_NODES};
 
 /// Exact distances between two stored nodes, used by build, insert, prune and consolidation.
 ///

@@ -119,6 +119,31 @@ fn recall_l2_and_cosine() {
     }
 }
 
+/// Harder data: 40 overlapping isotropic Gaussian clusters in 32 dimensions (intrinsic dimension
+/// 32, unlike real embeddings).
+#[test]
+fn recall_on_isotropic_clusters() {
+    let (dim, seed) = (32, 17u64);
+    let gen = |n: usize, s: u64| {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let centres: Vec<f32> = (0..40 * dim).map(|_| gauss(&mut rng)).collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(s);
+        let mut v = Vec::with_capacity(n * dim);
+        for _ in 0..n {
+            let c = rng.random_range(0..40);
+            v.extend((0..dim).map(|j| centres[c * dim + j] + 1.0 * gauss(&mut rng)));
+        }
+        v
+    };
+    let data = gen(5_000, seed + 1);
+    let queries = gen(200, seed + 2);
+    let nodes = FlatNodes::new(&data, dim, Metric::L2);
+    let g = Graph::build(&nodes, &params(seed)).unwrap();
+    let r = recall(&g, &nodes, &queries, 10, 64, |_| true);
+    println!("isotropic: recall@10 at ef 64 = {r:.4}");
+    assert!(r >= 0.95, "seed {seed}: recall@10 {r:.4} < 0.95");
+}
+
 #[test]
 fn recall_inner_product_and_l1() {
     let dim = 24;
@@ -221,7 +246,15 @@ fn progress_and_cancellation() {
     Graph::build_with(&nodes, &e, &|d, t| *last.lock().unwrap() = (d, t), &AtomicBool::new(false))
         .unwrap();
     assert_eq!(*last.lock().unwrap(), (2_000, 2_000));
-    assert!(calls.windows(2).all(|w| w[0].0 < w[1].0));
+    let one = FlatNodes::new(&data[..8], 8, Metric::L2);
+    Graph::build_with(&one, &e, &|d, t| *last.lock().unwrap() = (d, t), &AtomicBool::new(false))
+        .unwrap();
+    assert_eq!(*last.lock().unwrap(), (1, 1));
+    let mut g = Graph::empty(8);
+    g.insert_batch(&[0], &one, &e, &|d, t| *last.lock().unwrap() = (d, t), &AtomicBool::new(false))
+        .unwrap();
+    assert_eq!(*last.lock().unwrap(), (1, 1));
+    assert!(calls.windows(2).all(|w| w[0].0 <= w[1].0));
     assert!(calls.len() >= 50 && calls.len() <= 102, "{} progress calls", calls.len());
 
     let cancel = AtomicBool::new(false);
