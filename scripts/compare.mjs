@@ -6,8 +6,10 @@
 // --field qps_cpu reads the throughput per CPU second of the process instead of per wall second
 // (less sensitive to other jobs on a shared machine).
 //
-// Groups the records by (dataset, k, engine, mode, backend, build parameters other than ef) and
-// prints, per group, the single-query QPS at each target recall@k, read off the group's ef sweep:
+// Groups the records by (dataset, k, engine, mode, backend, build parameters other than ef); when a
+// file holds several runs (several records for one ef), each ef point takes the best QPS of its
+// runs and the group the smallest build_s (other jobs on a machine only slow a run down). Prints,
+// per group, the single-query QPS at each target recall@k, read off the group's ef sweep:
 // between the two consecutive ef points (in increasing ef) whose mean recalls bracket the target,
 // QPS is interpolated linearly in log(QPS) against recall. "≥ x" means the smallest ef measured
 // already reaches the target (x is its QPS, a lower bound); "not reached" means no ef does. Then
@@ -93,20 +95,57 @@ function groupRecords(recs) {
   const groups = new Map();
   for (const r of recs) {
     const bp = buildParams(r);
-    const key = JSON.stringify([r.dataset, r.k, r.engine, r.mode, r.backend, bp, r.n]);
+    const key = JSON.stringify([r.dataset, r.k, r.engine, r.mode, r.backend, bp, r.n, r.binary_sha256 ?? null]);
     if (!groups.has(key)) {
-      groups.set(key, { dataset: r.dataset, k: r.k, n: r.n, dim: r.dim, metric: r.metric, engine: r.engine, mode: r.mode, backend: r.backend, params: bp, points: [] });
+      groups.set(key, {
+        dataset: r.dataset,
+        k: r.k,
+        n: r.n,
+        dim: r.dim,
+        metric: r.metric,
+        engine: r.engine,
+        mode: r.mode,
+        backend: r.backend,
+        params: bp,
+        binary: r.binary_sha256 ? r.binary_sha256.slice(0, 8) : '-',
+        points: [],
+      });
     }
     groups.get(key).points.push(r);
   }
   for (const g of groups.values()) {
-    g.points.sort((a, b) => (a.params?.ef ?? 0) - (b.params?.ef ?? 0));
+    // Repeated runs (several records for one ef): best of the runs, as ann-benchmarks does, since
+    // other work on the machine only ever slows a run down. Recall must agree (same seed, same data).
+    const byEf = new Map();
+    for (const p of g.points) {
+      const ef = p.params?.ef ?? 0;
+      if (!byEf.has(ef)) byEf.set(ef, []);
+      byEf.get(ef).push(p);
+    }
+    g.runs = Math.max(...[...byEf.values()].map((v) => v.length));
+    g.points = [...byEf.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([ef, runs]) => {
+        const recalls = runs.map((r) => r.recall_mean);
+        if (Math.max(...recalls) - Math.min(...recalls) > 1e-9) {
+          process.stderr.write(`compare: ${g.engine} ${g.mode} ${g.backend} ef ${ef}: recall differs between runs (${recalls.join(', ')}); using the mean\n`);
+        }
+        const best = runs.reduce((a, b) => (b.qps > a.qps ? b : a));
+        return { ...best, recall_mean: recalls.reduce((x, y) => x + y, 0) / recalls.length, qps: best.qps };
+      });
+    const all = [...byEf.values()].flat();
+    const builds = all.map((p) => p.build_s).filter((x) => typeof x === 'number');
     const first = g.points[0];
-    g.build_s = first.build_s ?? null;
+    g.build_s = builds.length > 0 ? Math.min(...builds) : null;
     g.bytes_per_vector = first.bytes_per_vector ?? null;
-    g.rss_bpv = first.rss_build_bytes_per_vector ?? null;
+    const minOf = (f) => {
+      const xs = all.map((p) => p[f]).filter((x) => typeof x === 'number');
+      return xs.length > 0 ? Math.min(...xs) : null;
+    };
+    g.build_cpu_s = minOf('build_cpu_s');
+    g.rss_bpv = minOf('rss_build_bytes_per_vector');
     g.engine_version = first.engine_version ?? null;
-    g.revs = [...new Set(g.points.map((p) => p.git_rev ?? '?'))].join(',');
+    g.revs = [...new Set(all.map((p) => p.git_rev ?? '?'))].join(',');
     g.maxRecall = Math.max(...g.points.map((p) => p.recall_mean));
   }
   return [...groups.values()];
@@ -159,7 +198,7 @@ function main() {
     const gs = groups.filter((g) => g.dataset === dataset && String(g.k) === kStr);
     const g0 = gs[0];
     out.push(`${dataset}: n ${g0.n}, dim ${g0.dim}, metric ${g0.metric}; single-query ${field === 'qps' ? 'QPS (per wall second)' : 'QPS per CPU second'} at mean recall@${g0.k} (log-linear between bracketing ef points)`);
-    const header = ['engine', 'mode', 'backend', 'params', ...targets.map((t) => `QPS@${t}`), 'max recall', 'build_s', 'bytes/vec', 'rss B/vec', 'points', 'rev'];
+    const header = ['engine', 'mode', 'backend', 'params', ...targets.map((t) => `QPS@${t}`), 'max recall', 'build_s', 'build cpu-s', 'bytes/vec', 'rss B/vec', 'points', 'runs', 'binary', 'rev'];
     for (const g of gs) g.at = targets.map((t) => qpsAtRecall(g.points, t));
     const rows = gs.map((g) => [
       `${g.engine} ${g.engine_version ?? ''}`.trim(),
@@ -169,9 +208,12 @@ function main() {
       ...g.at.map(fmtQps),
       fmtNum(g.maxRecall, 4),
       fmtNum(g.build_s, 1),
+      fmtNum(g.build_cpu_s, 1),
       fmtNum(g.bytes_per_vector, 0),
       fmtNum(g.rss_bpv, 0),
       String(g.points.length),
+      String(g.runs),
+      g.binary,
       g.revs,
     ]);
     // params column is text: left-align the first four columns
@@ -183,8 +225,8 @@ function main() {
     const theirs = gs.filter((g) => g.engine === 'hnswlib');
     if (ours.length > 0 && theirs.length > 0) {
       out.push('');
-      out.push('ratios horosvec / hnswlib (QPS: > 1 means horosvec is faster; build_s and bytes/vec: < 1 means horosvec is smaller)');
-      const rh = ['horosvec', 'vs hnswlib', ...targets.map((t) => `QPS@${t}`), 'build_s', 'bytes/vec'];
+      out.push('ratios horosvec / hnswlib (QPS: > 1 means horosvec is faster; build and bytes: < 1 means horosvec is smaller)');
+      const rh = ['horosvec', 'vs hnswlib', ...targets.map((t) => `QPS@${t}`), 'build_s', 'build cpu-s', 'bytes/vec', 'rss B/vec'];
       const rr = [];
       for (const a of ours) {
         for (const b of theirs) {
@@ -196,7 +238,7 @@ function main() {
             return `${mark}${(x.qps / y.qps).toFixed(2)}×`;
           });
           const ratio = (x, y) => (typeof x === 'number' && typeof y === 'number' && y > 0 ? `${(x / y).toFixed(2)}×` : 'n/a');
-          rr.push([`${a.mode} ${a.backend}`, `${b.mode} ${b.params}`, ...cells, ratio(a.build_s, b.build_s), ratio(a.bytes_per_vector, b.bytes_per_vector)]);
+          rr.push([`${a.mode} ${a.backend}`, `${b.mode} ${b.params}`, ...cells, ratio(a.build_s, b.build_s), ratio(a.build_cpu_s, b.build_cpu_s), ratio(a.bytes_per_vector, b.bytes_per_vector), ratio(a.rss_bpv, b.rss_bpv)]);
         }
       }
       out.push(table(rh, rr));
@@ -204,6 +246,8 @@ function main() {
     out.push('');
   }
   out.push('QPS@r: "≥ x" = reached at the smallest ef (x is a lower bound); ratio marks: "≥"/"≤" when one side is such a bound.');
+  out.push('runs > 1: per ef the best QPS of the runs; build_s, build cpu-s and rss B/vec the smallest of the runs.');
+  out.push('binary: sha256 prefix of the horosvec binary measured. build cpu-s: CPU seconds of the process over the build (all threads).');
   out.push('bytes/vec: horosvec index = bytes the graph walk touches (codes, factors, graph; float32 vectors for the rerank not included);');
   out.push('horosvec exact = stored float32 vectors; hnswlib = estimate from its memory layout (vectors included). build_s: horosvec = add + buildIndex;');
   out.push('hnswlib = addPoint loop (one thread). rss B/vec: growth of the process RSS over the build / n (everything resident: vectors,');

@@ -1,7 +1,7 @@
 // The command-line tool (npm/cli/horosvec.js), its vector-file readers (npm/cli/vecs.js) and the
 // demo (examples/demo.mjs), run as a user runs them: as child processes on the shipped sample.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -227,13 +227,20 @@ describe('horosvec bench: index and hnswlib', () => {
   it('compare.mjs interpolates in log QPS between the bracketing ef points', () => {
     const p = join(dir, 'synthetic.jsonl');
     const rec = (engine: string, ef: number, recall: number, qps: number) =>
-      JSON.stringify({ engine, engine_version: 'x', backend: 'native', mode: engine === 'hnswlib' ? 'hnsw' : 'vamana-rabitq4', params: { ef }, dataset: 'd/b', n: 10, dim: 2, metric: 'l2', k: 10, recall_mean: recall, qps, build_s: 2, bytes_per_vector: 100 });
+      JSON.stringify({
+        engine, engine_version: 'x', backend: 'native', mode: engine === 'hnswlib' ? 'hnsw' : 'vamana-rabitq4', params: { ef }, dataset: 'd/b',
+        n: 10, dim: 2, metric: 'l2', k: 10, recall_mean: recall, qps, build_s: 2, build_cpu_s: engine === 'hnswlib' ? 2 : 3, bytes_per_vector: 100,
+      });
     writeFileSync(p, [rec('horosvec', 10, 0.8, 4000), rec('horosvec', 20, 1, 1000), rec('hnswlib', 10, 0.8, 1000), rec('hnswlib', 20, 1, 250)].join('\n'));
     const out = execFileSync(process.execPath, ['scripts/compare.mjs', p, '--targets', '0.9,0.95'], { cwd: ROOT, encoding: 'utf8' });
     // halfway between 4000 and 1000 in log space is 2000; 0.95 → 4000 × 4^(−0.75) ≈ 1414
     expect(out).toMatch(/vamana-rabitq4\s+native\s+-\s+2000\s+1414/);
     expect(out).toMatch(/hnsw\s+native\s+-\s+500\s+354/);
-    expect(out).toMatch(/vamana-rabitq4 native\s+hnsw\s+4\.00×\s+4\.00×\s+1\.00×\s+1\.00×/);
+    expect(out).toMatch(/vamana-rabitq4 native\s+hnsw\s+4\.00×\s+4\.00×\s+1\.00×\s+1\.50×\s+1\.00×\s+n\/a/);
+    // a second run of the same points: best QPS per ef, so nothing changes but the run count
+    writeFileSync(p, [readFileSync(p, 'utf8'), rec('horosvec', 10, 0.8, 100), rec('horosvec', 20, 1, 100)].join('\n'));
+    const again = execFileSync(process.execPath, ['scripts/compare.mjs', p, '--targets', '0.9,0.95'], { cwd: ROOT, encoding: 'utf8' });
+    expect(again).toMatch(/vamana-rabitq4\s+native\s+-\s+2000\s+1414\s+1\.0000\s+2\.0\s+3\.0\s+100\s+n\/a\s+2\s+2\s/);
   });
 
   it('bad index and engine arguments exit with code 2', () => {
