@@ -81,6 +81,13 @@ for (const ds of DATASETS) {
   out.push('run 2: hnswlib, native, wasm; run 3: wasm, hnswlib, native), one at a time with nothing else of ours running:');
   out.push('');
   out.push('```sh');
+  const allRecs = recs.flatMap((x) => x.recs);
+  const oneRev = [...new Set(allRecs.map((r) => r.git_rev))];
+  const clean = allRecs.every((r) => r.git_dirty === false);
+  if (oneRev.length === 1 && clean) {
+    out.push(`# in a fresh clone at ${oneRev[0]} (clean tree), with its own build of both backends:`);
+    out.push(`git clone <repo> hv && cd hv && git checkout ${oneRev[0]} && npm ci && npm run build:native && npm run build:wasm`);
+  }
   for (const r of present) out.push(r.cmd(ds));
   out.push(`node scripts/compare.mjs bench-results/${ds}-*.jsonl`);
   out.push(`node scripts/compare.mjs bench-results/${ds}-*.jsonl --field qps_cpu`);
@@ -140,9 +147,10 @@ out.push(
     '  `rss B/vec` (RSS growth over the build, after a GC, divided by n) is the like-for-like resident cost.',
     '- **hnswlib kernels:** hnswlib-node compiles hnswlib with node-gyp\'s default flags (no `-march`), so',
     '  its distance loops use SSE, not AVX2/AVX-512; horosvec native picks AVX2+FMA at run time.',
-    '- **Revisions:** another engineer was tuning the index while these ran, so the work tree could differ',
-    '  from HEAD. The binary hash and mtime identify the build that was measured; `git_rev` is HEAD at',
-    '  run time. Commit times of the revisions named, against the binaries\' mtimes:',
+    '- **Revisions:** other engineers were changing the index in the shared work tree while these ran. When',
+    '  the runs name one revision with a clean tree (see the commands above), they ran in a separate clone',
+    '  at that commit with binaries built from it, out of reach of those edits. The binary hash and mtime',
+    '  identify the build that was measured; `git_rev` is HEAD at run time. Revisions and binaries named:',
   ].join('\n'),
 );
 for (const rev of [...revs].sort()) {

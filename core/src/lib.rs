@@ -24,6 +24,7 @@ pub mod error;
 pub mod flat;
 pub mod graph;
 pub mod quant;
+mod rng;
 pub mod types;
 
 pub use ann::{AnnIndex, IndexParams};

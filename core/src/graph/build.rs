@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use super::prune::{robust_prune, Occlusion, PruneScratch};
-use super::rng::SplitMix64;
+use crate::rng::SplitMix64;
 use super::scratch::SearchScratch;
 use super::search::walk;
 use super::vamana::MAX_NODES;

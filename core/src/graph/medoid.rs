@@ -1,6 +1,6 @@
 //! Entry point of a graph whose [`NodeDistance`] cannot compute the exact medoid.
 
-use super::rng::SplitMix64;
+use crate::rng::SplitMix64;
 use super::NodeDistance;
 
 /// An approximate medoid from distances only: among up to 256 seeded candidates, the one with the

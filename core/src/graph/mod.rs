@@ -69,7 +69,6 @@ mod build;
 mod flat;
 mod medoid;
 mod prune;
-mod rng;
 mod scratch;
 mod search;
 mod update;

@@ -46,6 +46,7 @@
 //! `rounds · (b·log₂b + 2·padded_dim)` additions; about 3 µs at 384-d with 4 rounds. The state
 //! is the seed, the round count and `rounds · padded_dim` sign bits (regenerated from the seed).
 
+use crate::rng::SplitMix64;
 use crate::error::{Error, Result};
 
 /// Default number of rounds (sign flip + Hadamard + mix), as in RaBitQ-Library.
@@ -53,27 +54,6 @@ pub const DEFAULT_ROUNDS: u8 = 4;
 
 /// Largest accepted number of rounds.
 pub const MAX_ROUNDS: u8 = 16;
-
-/// SplitMix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators", OOPSLA
-/// 2014): a tiny, well-mixed, seedable generator; all quantizer randomness comes from it.
-#[derive(Clone, Debug)]
-pub(crate) struct SplitMix64(u64);
-
-impl SplitMix64 {
-    /// A generator whose stream is fully determined by `seed`.
-    pub(crate) fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-
-    /// The next 64 random bits.
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
 
 /// `dim` rounded up to a multiple of 64 (the default padded dimension; at least 64).
 #[must_use]

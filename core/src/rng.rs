@@ -1,11 +1,17 @@
-//! A tiny seeded generator (SplitMix64, Steele, Lea and Flood, OOPSLA 2014) for the graph's random
-//! choices: the start graph, visiting orders and medoid samples. Not cryptographic.
+//! A tiny seeded generator (SplitMix64, Steele, Lea and Flood, OOPSLA 2014) for every random
+//! choice of the core: the graph's start graph, visiting orders and medoid samples, and the signs
+//! of the RaBitQ rotation. Not cryptographic.
 
 /// SplitMix64: 64 bits of state, one add and a mixing function per output.
 #[derive(Clone, Debug)]
 pub(crate) struct SplitMix64(u64);
 
 impl SplitMix64 {
+    /// A generator whose stream is fully determined by `seed`.
+    pub(crate) fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+
     /// A generator for stream `stream` of `seed`: independent-looking sequences per node or per
     /// pass, so that parallel work can draw without sharing a generator.
     pub(crate) fn stream(seed: u64, stream: u64) -> Self {
