@@ -78,7 +78,11 @@ export interface SearchOptions {
    * is slower and more accurate. Ignored without an index.
    */
   ef?: number;
-  /** How many of the best graph candidates get an exact distance (default: all `ef`). Ignored without an index. */
+  /**
+   * How many of the best graph candidates get an exact distance. Default: what the codes need for
+   * near-perfect reranking (10·k at 1 bit, 5·k at 2 bits, 2·k from 3 bits; at least 20; at most
+   * `ef`). Ignored without an index.
+   */
   rerank?: number;
   /** Exact flat search over every record even when an index exists (default `false`). */
   exact?: boolean;

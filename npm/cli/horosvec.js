@@ -99,7 +99,9 @@ horosvec bench
   Scan rate (exact only) = n × dim × 4 bytes × QPS / 1e9 (GB/s). bytes_per_vector: exact, the
   stored vectors; vamana, what the graph walk touches (codes, factors, adjacency; the float
   vectors used by the rerank come on top); hnswlib, an estimate from hnswlib's layout (vectors,
-  links, label, lock, label map), next to the RSS growth measured around the build. A progress
+  links, label, lock, label map), next to the RSS growth measured around the build. qps_cpu:
+  searches per CPU second of the process (less sensitive than qps to other jobs on the machine),
+  build_cpu_s likewise for the build. A progress
   bar is drawn on stderr when it is a terminal (never with --json).
 `;
 

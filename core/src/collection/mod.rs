@@ -43,8 +43,8 @@ pub struct SearchOptions {
     /// ef of the graph search (list size; default [`DEFAULT_EF`], raised to k). Ignored
     /// without an index.
     pub ef: Option<usize>,
-    /// Candidates reranked with exact distances (default: all ef candidates). Ignored without
-    /// an index.
+    /// Candidates reranked with exact distances (default: `AnnIndex::default_rerank`, e.g. 2k
+    /// but at least 20 with 4-bit codes, capped at ef). Ignored without an index.
     pub rerank: Option<usize>,
     /// Exact search even when an index exists (a true flat scan over every live record).
     pub exact: bool,
@@ -669,7 +669,8 @@ impl Collection {
             return None;
         }
         let ef = opts.ef.unwrap_or(DEFAULT_EF).max(opts.k);
-        Some((ix, AnnSearch { ef, rerank: opts.rerank.unwrap_or(ef).max(opts.k) }))
+        let rerank = opts.rerank.unwrap_or_else(|| ix.default_rerank(opts.k, ef)).max(opts.k);
+        Some((ix, AnnSearch { ef, rerank }))
     }
 
     /// The `k` nearest records to `query` (`dim` values), best first; ties go to the
