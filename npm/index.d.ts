@@ -79,12 +79,17 @@ export interface SearchOptions {
    */
   ef?: number;
   /**
-   * How many of the best graph candidates get an exact distance. Default: what the codes need for
-   * near-perfect reranking (10·k at 1 bit, 5·k at 2 bits, 2·k from 3 bits; at least 20; at most
-   * `ef`). Ignored without an index.
+   * How many of the best graph candidates (in estimate order) are offered to the exact rerank
+   * (default: all `ef`). Candidates whose RaBitQ lower bound already exceeds the k-th exact
+   * distance found are skipped, so the number of exact distances adapts to each query. Ignored
+   * without an index.
    */
   rerank?: number;
-  /** Exact flat search over every record even when an index exists (default `false`). */
+  /**
+   * `true`: exact flat search over every record even when an index exists. `false`: use the
+   * index whenever one exists, even below the flat threshold (2,000 records, under which a flat
+   * scan is as fast and exact). Default: the index from 2,000 records on.
+   */
   exact?: boolean;
 }
 
@@ -103,7 +108,11 @@ export interface IndexOptions {
   alpha?: number;
   /** Build passes (default 1; with 2, the first uses α = 1). */
   passes?: number;
-  /** Bits per dimension of the RaBitQ codes, 1..=8 (default 4). Ignored under `l1`, which walks with exact distances. */
+  /**
+   * Bits per dimension of the RaBitQ codes, 1..=8. Default by dimension, chosen by measurement:
+   * 1 bit from 320 dimensions, 2 from 160, 4 below. Ignored under `l1`, which walks with exact
+   * distances.
+   */
   bits?: number;
   /** Seed of everything random in the build: same seed and data, same index. */
   seed?: number;

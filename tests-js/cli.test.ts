@@ -174,13 +174,13 @@ describe('horosvec bench: index and hnswlib', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('--index vamana: one record per ef, mode vamana-rabitq4, recall@10 ≥ 0.85 at ef 64', () => {
+  it('--index vamana: one record per ef, mode vamana-rabitq1 (the 384-d default), recall@10 ≥ 0.85 at ef 64', () => {
     const out = cli([...INDEX_ARGS, '--index', 'vamana']);
     ours = lines(out);
     checkPoints(ours);
     for (const r of ours) {
-      expect(r).toMatchObject({ engine: 'horosvec', backend: 'native', mode: 'vamana-rabitq4' });
-      expect(r.params).toMatchObject({ R: 32, L: 64, alpha: 1.1, bits: 4, seed: 42 });
+      expect(r).toMatchObject({ engine: 'horosvec', backend: 'native', mode: 'vamana-rabitq1' });
+      expect(r.params).toMatchObject({ R: 32, L: 64, alpha: 1.1, bits: 1, seed: 42 });
       expect(r.index_s as number).toBeGreaterThan(0);
       expect(r.build_s as number).toBeCloseTo((r.add_s as number) + (r.index_s as number), 3);
       expect(r.bytes_per_vector as number).toBeLessThan(384 * 4); // walk bytes, not the float vectors
@@ -215,11 +215,11 @@ describe('horosvec bench: index and hnswlib', () => {
       encoding: 'utf8',
     });
     expect(out).toContain('sample/base.f16vecs: n 3000, dim 384, metric cosine');
-    expect(out).toMatch(/horosvec 0\.1\.0\s+vamana-rabitq4\s+native/);
+    expect(out).toMatch(/horosvec 0\.1\.0\s+vamana-rabitq1\s+native/);
     expect(out).toMatch(/hnswlib 3\.0\.0\s+hnsw\s+native\s+M=8 efConstruction=64 seed=42/);
     // 0.5 is reached at ef 16 by both (a bound), 0.85 by both at ef 64 at the latest
     expect(out).toMatch(/≥ \d+/);
-    const ratioLine = out.split('\n').find((l) => l.startsWith('vamana-rabitq4 native'));
+    const ratioLine = out.split('\n').find((l) => l.startsWith('vamana-rabitq1 native'));
     expect(ratioLine, out).toBeDefined();
     expect(ratioLine).toMatch(/\d+\.\d\d×/);
   });

@@ -59,6 +59,23 @@ describe.each(backends)('%s backend: vamana + RaBitQ index', (name, hv) => {
     expect(col.searchSync(q, { k: 3, ef: 32 }).map((h) => h.id)).toEqual((await col.search(q, { k: 3, ef: 32 })).map((h) => h.id));
   });
 
+  it('picks the code width by dimension (1 bit from 320-d, 2 from 160-d, 4 below); exact: false forces the index on a small collection', async () => {
+    for (const [dim, mode] of [[384, 'vamana-rabitq1'], [200, 'vamana-rabitq2'], [64, 'vamana-rabitq4']] as const) {
+      const col = hv.Collection.create({ dim, metric: 'l2' });
+      const n = 500; // below the flat threshold: searches scan exactly unless exact: false
+      const data = randomVectors(n, dim, dim);
+      await col.add([...Array(n).keys()], data);
+      await col.buildIndex({ seed: 5 });
+      expect(col.stats().mode).toBe(mode);
+      const q = data.subarray(7 * dim, 8 * dim);
+      const viaIndex = await col.search(q, { k: 5, exact: false, ef: 32 });
+      const flat = await col.search(q, { k: 5 });
+      expect(viaIndex[0]).toMatchObject({ id: 7, distance: 0 });
+      expect(flat[0]).toMatchObject({ id: 7, distance: 0 });
+      col.close();
+    }
+  });
+
   it('supports 1-bit codes and l2 / ip metrics, and l1 with an exact walk', async () => {
     for (const [metric, bits, mode] of [['l2', 1, 'vamana-rabitq1'], ['ip', 2, 'vamana-rabitq2'], ['l1', 4, 'vamana-exact']] as const) {
       const col = hv.Collection.create({ dim: s.dim, metric });
@@ -157,7 +174,7 @@ describe.each(backends)('%s backend: vamana + RaBitQ index', (name, hv) => {
       const during = await col.search(queries.subarray(0, s.dim), { k: 3 });
       expect(during).toHaveLength(3);
       await p;
-      expect(col.stats().mode).toBe('vamana-rabitq4');
+      expect(col.stats().mode).toBe('vamana-rabitq1'); // the default width at 384 dims
     }
   });
 

@@ -83,7 +83,7 @@ pub struct RawSearchOptions {
     pub include_metadata: bool,
     pub ef: Option<f64>,
     pub rerank: Option<f64>,
-    pub exact: bool,
+    pub exact: Option<bool>,
 }
 
 fn search_opts(o: &RawSearchOptions) -> horosvec_core::Result<SearchOptions> {

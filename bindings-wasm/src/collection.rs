@@ -41,7 +41,7 @@ fn opts(o: &JsValue) -> Result<SearchOptions, JsValue> {
     let k = num("k").ok_or_else(|| err(Error::invalid_argument("k must be a positive integer")))?;
     let mut s = SearchOptions::from_f64(k).and_then(|s| s.with_graph_f64(num("ef"), num("rerank"))).map_err(err)?;
     s.include_metadata = get("includeMetadata").as_bool().unwrap_or(true);
-    s.exact = get("exact").as_bool().unwrap_or(false);
+    s.exact = get("exact").as_bool();
     Ok(s)
 }
 

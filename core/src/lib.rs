@@ -27,7 +27,7 @@ pub mod quant;
 mod rng;
 pub mod types;
 
-pub use ann::{AnnIndex, IndexParams};
+pub use ann::{default_bits, AnnIndex, IndexParams, AUTO_BITS, RERANK_EPSILON0};
 pub use collection::{Collection, PreparedWrite, SearchHit, SearchOptions, Stats, WriteKind, DEFAULT_EF, FLAT_THRESHOLD, MAX_DIM, MIN_COSINE_NORM};
 pub use distance::{kernels, Kernels};
 pub use error::{Error, ErrorCode, Result};

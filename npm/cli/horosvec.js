@@ -28,7 +28,7 @@ const ENGINES = ['horosvec', 'hnswlib'];
 const ADD_CHUNK = 10_000;
 const TIE_EPS = 1e-5;
 const DEFAULT_EFS = [10, 16, 24, 32, 48, 64, 96, 128, 200];
-const INDEX_DEFAULTS = { R: 32, L: 64, alpha: 1.1, passes: 1, bits: 4, seed: 42 };
+const INDEX_DEFAULTS = { R: 32, L: 64, alpha: 1.1, passes: 1, bits: 'auto', seed: 42 };
 const HNSW_DEFAULTS = { M: 16, efConstruction: 200, seed: 42 };
 
 const DATASETS = {
@@ -41,7 +41,7 @@ const DATASETS = {
 const USAGE =
   'usage: horosvec bench (--dataset sample|minilm384|glove50|sift128 | --base FILE --queries FILE [--gt FILE] --metric l2|cosine|ip|l1)\n' +
   '                      [--k 10] [--n N] [--nq NQ] [--batch 64] [--warmup 50] [--seconds 3] [--json]\n' +
-  '                      [--index vamana [--R 32] [--L 64] [--alpha 1.1] [--passes 1] [--bits 4] [--seed 42] [--ef LIST]]\n' +
+  '                      [--index vamana [--R 32] [--L 64] [--alpha 1.1] [--passes 1] [--bits auto] [--seed 42] [--ef LIST]]\n' +
   '                      [--engine hnswlib [--M 16] [--efConstruction 200] [--seed 42] [--ef LIST]]\n' +
   '       horosvec --help | --version';
 
@@ -229,7 +229,7 @@ function parseBench(args) {
     opts.L = intArg(values, 'L', INDEX_DEFAULTS.L, 1, 100_000);
     opts.alpha = numArg(values, 'alpha', INDEX_DEFAULTS.alpha, 1, 4);
     opts.passes = intArg(values, 'passes', INDEX_DEFAULTS.passes, 1, 8);
-    opts.bits = intArg(values, 'bits', INDEX_DEFAULTS.bits, 1, 8);
+    opts.bits = values.bits === 'auto' ? undefined : intArg(values, 'bits', undefined, 1, 8);
   }
   if (opts.dataset !== undefined) {
     const ds = DATASETS[opts.dataset];
@@ -946,6 +946,9 @@ async function benchIndex(opts, data, bar, lib, showBars) {
     if (ib !== null) ib.stop();
     const rssDelta = settledRss() - rss0;
     const stats = col.stats();
+    // bits left to the library's by-dimension default: record the width it chose (in the mode)
+    const chosen = /rabitq(\d)$/.exec(stats.mode);
+    if (params.bits === undefined && chosen !== null) params.bits = Number(chosen[1]);
     const buildS = addS + indexS;
     const budget = BigInt(Math.round(opts.seconds * 1e9));
     const head = {

@@ -134,7 +134,7 @@ export function toSearchOptions(opts) {
       throw hvError('HV_INVALID_ARGUMENT', `${name} must be a boolean, got ${typeof v}`);
     }
   }
-  return { k, includeMetadata: includeMetadata !== false, ef, rerank, exact: exact === true };
+  return { k, includeMetadata: includeMetadata !== false, ef, rerank, exact };
 }
 
 const INDEX_KEYS = { R: 'r', r: 'r', L: 'l', l: 'l', alpha: 'alpha', passes: 'passes', bits: 'bits', seed: 'seed' };
@@ -156,6 +156,7 @@ export function toIndexOptions(opts = {}) {
   for (const [key, v] of Object.entries(rest)) {
     const name = INDEX_KEYS[key];
     if (name === undefined) throw hvError('HV_INVALID_ARGUMENT', `unknown buildIndex option "${key}"`);
+    if (v === undefined) continue; // same as leaving it out: the default
     if (typeof v !== 'number') throw hvError('HV_INVALID_ARGUMENT', `${key} must be a number, got ${typeof v}`);
     params[name] = v;
   }

@@ -4,7 +4,9 @@
 //! Search (one query): the query is prepared once for the codes (rotation + query quantisation),
 //! the greedy beam search with list size `ef` orders candidates by the estimate, then the best
 //! `rerank` candidates get their exact distance from the stored `f32` rows and the exact top-k
-//! is returned. Returned distances are therefore always exact. Under L1, which RaBitQ cannot
+//! is returned. Returned distances are therefore always exact. The rerank skips candidates whose
+//! lower bound (estimate − RaBitQ error bound) cannot beat the k-th exact distance found so far,
+//! and prefetches the rows of the next candidates. Under L1, which RaBitQ cannot
 //! estimate, the walk uses exact distances directly.
 //!
 //! Node ids are the collection's row numbers. Deleted rows stay in the graph as tombstones: the
@@ -24,7 +26,7 @@ use crate::graph::{self, BuildError, FlatNodes, Graph, QueryDistance, SearchScra
 use crate::quant::{PreparedQuery, RabitqIndex, RabitqParams};
 use crate::types::Metric;
 
-/// Parameters of an index build. Defaults are chosen by measurement (see `docs/index.md`).
+/// Parameters of an index build. Defaults are chosen by measurement (`bench-results/README.md`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IndexParams {
     /// R: maximum out-degree of the graph.
@@ -35,7 +37,8 @@ pub struct IndexParams {
     pub alpha: f32,
     /// Build passes (with two or more, the first uses α = 1).
     pub passes: usize,
-    /// Bits per dimension of the RaBitQ codes (1..=8; 1 = RaBitQ, more = Extended RaBitQ).
+    /// Bits per dimension of the RaBitQ codes (1..=8; 1 = RaBitQ, more = Extended RaBitQ), or
+    /// [`AUTO_BITS`] to pick by dimension at build time ([`default_bits`]).
     pub bits: u8,
     /// Seed of everything random in the build (start graph, order, rotation).
     pub seed: u64,
@@ -44,7 +47,25 @@ pub struct IndexParams {
 impl Default for IndexParams {
     fn default() -> Self {
         let v = VamanaParams::default();
-        IndexParams { r: v.r, l: v.l, alpha: v.alpha, passes: v.passes, bits: 4, seed: v.seed }
+        IndexParams { r: v.r, l: v.l, alpha: v.alpha, passes: v.passes, bits: AUTO_BITS, seed: v.seed }
+    }
+}
+
+/// `bits` value meaning "choose by dimension" ([`default_bits`]).
+pub const AUTO_BITS: u8 = 0;
+
+/// Default code width for `dim`-dimensional vectors, chosen by measurement on the shipped 384-d
+/// sentence embeddings and the 128-d SIFT set (`docs/index.md`): 1 bit from 320 dimensions
+/// (codes, factors and R = 32 adjacency stay under 200 bytes per vector at 384-d, and the
+/// bound-driven rerank absorbs the coarser estimates), 2 bits from 160, 4 bits below, where 1-bit
+/// codes are too coarse for the walk.
+pub const fn default_bits(dim: usize) -> u8 {
+    if dim >= 320 {
+        1
+    } else if dim >= 160 {
+        2
+    } else {
+        4
     }
 }
 
@@ -84,7 +105,10 @@ impl IndexParams {
             l: int("L", l, 1.0, 100_000.0, d.l)?,
             alpha,
             passes: int("passes", passes, 1.0, 8.0, d.passes)?,
-            bits: int("bits", bits, 1.0, 8.0, d.bits as usize)? as u8,
+            bits: match bits {
+                None => AUTO_BITS,
+                b => int("bits", b, 1.0, 8.0, 0)? as u8,
+            },
             seed: int("seed", seed, 0.0, crate::types::MAX_SAFE_INTEGER as f64, 0)? as u64,
         };
         let p = if seed.is_none() { IndexParams { seed: d.seed, ..p } } else { p };
@@ -98,7 +122,7 @@ impl IndexParams {
     /// `HV_INVALID_ARGUMENT` when a parameter is out of range.
     pub fn validate(&self) -> Result<()> {
         self.vamana().validate().map_err(build_error)?;
-        if !(1..=8).contains(&self.bits) {
+        if self.bits != AUTO_BITS && !(1..=8).contains(&self.bits) {
             return Err(Error::invalid_argument(format!("bits must be an integer in 1..=8, got {}", self.bits)));
         }
         Ok(())
@@ -193,6 +217,7 @@ impl AnnIndex {
         cancel: &AtomicBool,
     ) -> Result<AnnIndex> {
         params.validate()?;
+        let params = if params.bits == AUTO_BITS { IndexParams { bits: default_bits(view.dim), ..params } } else { params };
         let n = view.seqs.len();
         let codes = if view.metric == Metric::L1 {
             None
@@ -209,23 +234,13 @@ impl AnnIndex {
         self.params
     }
 
-    /// Default number of candidates reranked exactly for a top-`k` search with list size `ef`:
-    /// enough for flat recall@10 ≥ 0.99 at the codes' accuracy (measured in `quant`'s docs: ×10 at
-    /// 1 bit, ×5 at 2 bits, ×2 from 3 bits, at least 20), never more than `ef`. Under L1 the walk
-    /// already uses exact distances, so `k` suffice.
+    /// Default number of candidates offered to the exact rerank for a top-`k` search with list
+    /// size `ef`: all `ef` of them. The rerank scores candidates in estimate order and skips
+    /// any whose lower bound (estimate − RaBitQ error bound at ε₀ = [`RERANK_EPSILON0`]) already
+    /// exceeds the k-th exact distance found, so the count of exact distances adapts to the
+    /// codes' accuracy per query instead of a fixed multiple of `k`.
     pub fn default_rerank(&self, k: usize, ef: usize) -> usize {
-        let want = match &self.codes {
-            None => k,
-            Some(c) => {
-                let mult = match c.params().bits {
-                    1 => 10,
-                    2 => 5,
-                    _ => 2,
-                };
-                (k * mult).max(20)
-            }
-        };
-        want.min(ef).max(k)
+        ef.max(k)
     }
 
     /// Nodes in the graph (live and deleted).
@@ -340,30 +355,67 @@ impl AnnIndex {
         let ef = opts.ef.max(k);
         let deleted = &self.deleted;
         let filter = |n: u32| !deleted[n as usize];
-        let result = (|| {
-            let cands: Vec<(f32, u32)> = match &self.codes {
-                Some(codes) => {
-                    let pq = scratch.query.get_or_insert_with(|| codes.new_query());
-                    codes.prepare_into(q, pq)?;
-                    let pq: &PreparedQuery = pq;
-                    let mut qd = CodeQuery { codes, pq };
-                    graph::search(&self.graph, &mut qd, ef, &mut scratch.walk, filter).to_vec()
+        let rerank = opts.rerank.max(k);
+        let mut top = TopK::new(k);
+        let Scratch { walk, query } = &mut scratch;
+        let result = match &self.codes {
+            Some(codes) => {
+                let pq = query.get_or_insert_with(|| codes.new_query());
+                match codes.prepare_into(q, pq) {
+                    Ok(()) => {
+                        pq.set_epsilon0(RERANK_EPSILON0);
+                        let pq: &PreparedQuery = pq;
+                        let mut qd = CodeQuery { codes, pq };
+                        let cands = graph::search(&self.graph, &mut qd, ef, walk, filter);
+                        let cands = &cands[..cands.len().min(rerank)];
+                        rerank_into(view, prepared, cands, &mut top, |node| {
+                            let (est, bound) = codes.estimate_with_bound(pq, node);
+                            est - bound
+                        });
+                        Ok(())
+                    }
+                    Err(e) => Err(e),
                 }
-                None => {
-                    let mut qd = ExactQuery { view, q: prepared };
-                    graph::search(&self.graph, &mut qd, ef, &mut scratch.walk, filter).to_vec()
-                }
-            };
-            let mut top = TopK::new(k);
-            for &(_, node) in cands.iter().take(opts.rerank.max(k)) {
-                let i = node as usize;
-                top.push(view.distance(prepared, i), view.seqs[i], node);
             }
-            Ok(top.into_sorted())
-        })();
+            None => {
+                let mut qd = ExactQuery { view, q: prepared };
+                let cands = graph::search(&self.graph, &mut qd, ef, walk, filter);
+                let cands = &cands[..cands.len().min(rerank)];
+                rerank_into(view, prepared, cands, &mut top, |_| f32::NEG_INFINITY);
+                Ok(())
+            }
+        };
         if let Ok(mut p) = self.pool.lock() {
             p.push(scratch);
         }
-        result
+        result.map(|()| top.into_sorted())
+    }
+}
+
+/// ε₀ of the error bound that lets the rerank skip a candidate (RaBitQ, Theorem 3.2: the exact
+/// distance is at least `estimate − bound` for all but ≈ 0.1 % of pairs at ε₀ = 3.2).
+pub const RERANK_EPSILON0: f32 = 3.2;
+
+/// Rows prefetched ahead of the one being reranked.
+const RERANK_PREFETCH: usize = 4;
+
+/// Exact distances for `cands` (best estimate first) into `top`, skipping a candidate whose lower
+/// bound `lower(node)` already exceeds the k-th exact distance found so far; the rows of the next
+/// candidates are prefetched while one is scored.
+fn rerank_into(view: &FlatView<'_>, q: &[f32], cands: &[(f32, u32)], top: &mut TopK, lower: impl Fn(u32) -> f32) {
+    for &(_, node) in cands.iter().take(RERANK_PREFETCH) {
+        view.prefetch(node as usize);
+    }
+    for (j, &(_, node)) in cands.iter().enumerate() {
+        if let Some(&(_, next)) = cands.get(j + RERANK_PREFETCH) {
+            view.prefetch(next as usize);
+        }
+        if let Some(worst) = top.worst() {
+            if lower(node) > worst {
+                continue;
+            }
+        }
+        let i = node as usize;
+        top.push(view.distance(q, i), view.seqs[i], node);
     }
 }

@@ -43,11 +43,14 @@ pub struct SearchOptions {
     /// ef of the graph search (list size; default [`DEFAULT_EF`], raised to k). Ignored
     /// without an index.
     pub ef: Option<usize>,
-    /// Candidates reranked with exact distances (default: `AnnIndex::default_rerank`, e.g. 2k
-    /// but at least 20 with 4-bit codes, capped at ef). Ignored without an index.
+    /// Candidates offered to the exact rerank, best estimate first (default: all ef, see
+    /// [`AnnIndex::default_rerank`]; those whose lower bound cannot beat the k-th exact distance
+    /// are skipped). Ignored without an index.
     pub rerank: Option<usize>,
-    /// Exact search even when an index exists (a true flat scan over every live record).
-    pub exact: bool,
+    /// `Some(true)`: exact search even when an index exists (a true flat scan over every live
+    /// record). `Some(false)`: the index whenever one exists, even below [`FLAT_THRESHOLD`]
+    /// (for measurements). `None` (default): the index from [`FLAT_THRESHOLD`] live records on.
+    pub exact: Option<bool>,
 }
 
 /// Default ef of the graph search.
@@ -69,7 +72,7 @@ impl SearchOptions {
         if k == 0 {
             return Err(Error::invalid_argument("k must be a positive integer, got 0"));
         }
-        Ok(SearchOptions { k, include_metadata: true, ef: None, rerank: None, exact: false })
+        Ok(SearchOptions { k, include_metadata: true, ef: None, rerank: None, exact: None })
     }
 
     /// Options from a JS number `k`.
@@ -665,7 +668,11 @@ impl Collection {
     /// collection is small enough that a flat scan is as fast).
     fn index_for(&self, opts: &SearchOptions) -> Option<(&AnnIndex, AnnSearch)> {
         let ix = self.index.as_ref()?;
-        if opts.exact || self.len() < FLAT_THRESHOLD {
+        let flat = match opts.exact {
+            Some(exact) => exact,
+            None => self.len() < FLAT_THRESHOLD,
+        };
+        if flat {
             return None;
         }
         let ef = opts.ef.unwrap_or(DEFAULT_EF).max(opts.k);

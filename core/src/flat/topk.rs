@@ -66,6 +66,16 @@ impl TopK {
         }
     }
 
+    /// The largest kept distance once `k` hits are held (what a new hit must beat), else `None`.
+    #[inline]
+    pub fn worst(&self) -> Option<f32> {
+        if self.heap.len() < self.k {
+            None
+        } else {
+            self.heap.peek().map(|h| h.dist)
+        }
+    }
+
     /// The kept hits, best first.
     pub fn into_sorted(self) -> Vec<Hit> {
         self.heap.into_sorted_vec()

@@ -640,6 +640,15 @@ impl RabitqIndex {
             // SAFETY: as above, the last word of the record.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(rec.as_ptr().add(rec.len() - 1).cast()) };
         }
+        // wasm32 has no prefetch instruction: a volatile load of the record's first word stands in
+        // for one (the engine cannot drop it, and an out-of-order CPU overlaps its miss with the
+        // estimates computed meanwhile).
+        #[cfg(target_arch = "wasm32")]
+        {
+            let rec = &self.records.as_slice()[i * self.record_words..];
+            // SAFETY: `rec` is non-empty (i < len), so its first word is a valid, aligned u64.
+            let _ = unsafe { core::ptr::read_volatile(rec.as_ptr()) };
+        }
     }
 
     /// The record of vector `i`.
