@@ -6,7 +6,7 @@
 //   node bench-results/make-readme.mjs
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -122,6 +122,62 @@ for (const ds of DATASETS) {
   out.push('');
 }
 if (!any) out.push('No result files yet.');
+
+// Side benchmarks (bench/*.mjs): each file is printed as a table of its own records.
+const table = (head, rows) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
+const fmt = (x, d = 4) => (typeof x === 'number' ? (Number.isInteger(x) ? String(x) : x.toFixed(d)) : String(x ?? ''));
+const sideFiles = (prefix) => {
+  try {
+    return readdirSync(HERE).filter((f) => f.startsWith(prefix) && f.endsWith('.jsonl')).sort();
+  } catch {
+    return [];
+  }
+};
+for (const f of sideFiles('churn-')) {
+  const rs = records(join(HERE, f));
+  const h = rs[0];
+  out.push(`## Churn: ${f}`);
+  out.push('');
+  out.push(`Command: \`${h.backend === 'wasm' ? 'HOROSVEC_FORCE_WASM=1 ' : ''}node bench/churn.mjs --dataset ${h.dataset} --json > bench-results/${f}\` at ${h.git_rev}, ${h.date}, ${h.cpu}, ${h.cores} cores, storage ${h.storage}.`);
+  out.push(`Index ${h.mode} (${Object.entries(h.params).map(([k, v]) => `${k}=${v}`).join(' ')}), ${h.backend} ${h.kernel}, n ${h.n} × ${h.dim} ${h.metric}, recall@${h.k} at ef ${h.ef} over ${h.nq} queries against exact search of the same live records; each round deletes ${h.frac * 100} % (seeded) and inserts as many held-out vectors.`);
+  out.push('');
+  out.push(...table(['round', 'recall@k', 'delete s', 'insert s', 'inserts/s', 'tombstones left'], rs.filter((r) => r.round !== 'final').map((r) => [r.round, fmt(r.recall), fmt(r.delete_s, 2), fmt(r.insert_s, 2), fmt(r.insert_qps, 0), fmt(r.tombstones)])));
+  const fin = rs.find((r) => r.round === 'final');
+  if (fin) {
+    out.push('');
+    out.push(`After ${rs.length - 2} rounds: churned recall ${fmt(fin.recall)}, fresh build over the same records ${fmt(fin.fresh_recall)}: a drop of **${fmt(fin.drop_points, 2)} points**.`);
+  }
+  out.push('');
+}
+const flat = sideFiles('flat-threshold-');
+if (flat.length > 0) {
+  out.push('## Flat scan versus graph by collection size');
+  out.push('');
+  out.push('Command: `node bench/flat-threshold.mjs --dataset <d> --json` (with `HOROSVEC_FORCE_WASM=1` for wasm); single queries, k 10, ef 64. The library scans exactly below 2,000 records (`FLAT_THRESHOLD`).');
+  for (const f of flat) {
+    const rs = records(join(HERE, f));
+    out.push('');
+    out.push(`${f}: ${rs[0].backend} ${rs[0].kernel}, ${rs[0].dataset} ${rs[0].dim}-d, ${rs[0].date}, ${rs[0].cpu}`);
+    out.push('');
+    out.push(...table(['n', 'flat QPS', 'graph QPS', 'graph / flat', 'graph recall@10'], rs.map((r) => [r.n, r.flat_qps, r.graph_qps, `${fmt(r.graph_over_flat, 2)}×`, fmt(r.graph_recall)])));
+  }
+  out.push('');
+}
+for (const f of sideFiles('build-scaling-')) {
+  const rs = records(join(HERE, f));
+  const builds = rs.filter((r) => r.bench === 'build-scaling');
+  const sum = rs.find((r) => r.bench === 'build-scaling-summary');
+  out.push(`## Build scaling: ${f}`);
+  out.push('');
+  out.push(`Command: \`node bench/build-scaling.mjs --dataset ${builds[0].dataset.split('/')[0]} > bench-results/${f}\` (buildIndex alone, RAYON_NUM_THREADS alternated).`);
+  out.push('');
+  out.push(...table(['repeat', 'threads', 'buildIndex s', 'CPU s', 'load avg', 'rev', 'date'], builds.map((r) => [r.repeat, r.threads, fmt(r.index_s, 2), fmt(r.build_cpu_s, 1), fmt(r.load_avg_1m, 2), r.git_rev, r.date])));
+  if (sum) {
+    out.push('');
+    out.push(`Median speed-up of 2 threads over 1: **${fmt(sum.speedup, 2)}×**.`);
+  }
+  out.push('');
+}
 
 out.push('## How to read these numbers');
 out.push('');

@@ -27,7 +27,7 @@ const METRICS = ['l2', 'cosine', 'ip', 'l1'];
 const ENGINES = ['horosvec', 'hnswlib'];
 const ADD_CHUNK = 10_000;
 const TIE_EPS = 1e-5;
-const DEFAULT_EFS = [10, 16, 24, 32, 48, 64, 96, 128, 200];
+const DEFAULT_EFS = [10, 16, 24, 32, 48, 64, 96, 128, 200, 300];
 const INDEX_DEFAULTS = { R: 32, L: 64, alpha: 1.1, passes: 1, bits: 'auto', seed: 42 };
 const HNSW_DEFAULTS = { M: 16, efConstruction: 200, seed: 42 };
 

@@ -121,8 +121,10 @@
 //!   | 4 | 20 (×2) | 20 (×2) | 20 (×2) |
 //!   | 5 | 20 (×2) | 20 (×2) | 20 (×2) |
 //!
-//! * Memory-bound high-dimensional sets (≥ 384-d) can use 2 bits (112 B at 384-d) with C = 5k;
-//!   1-bit codes need C ≥ 10k at 384-d and are not recommended below that.
+//! * Memory-bound high-dimensional sets (≥ 384-d) can use 2 bits (112 B at 384-d) with C = 5k,
+//!   or 1 bit with C ≥ 10k. The graph index ([`crate::ann`]) uses 1 bit from 320 dimensions:
+//!   its rerank walks all `ef` candidates and skips those whose bound rules them out, so the
+//!   coarse codes cost few extra exact distances, and the walk stays under 200 B per vector.
 //! * The graph walk should keep at least C candidates in its beam (ef ≥ C); bound-driven rerank
 //!   can use [`RabitqIndex::estimate_with_bound`] with ε₀ = 3 for ≈ 99.9 % per-pair coverage.
 
