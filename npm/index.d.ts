@@ -35,7 +35,11 @@ export type ErrorCode =
   | 'HV_CORRUPT'
   | 'HV_OUT_OF_MEMORY'
   | 'HV_CANCELLED'
-  | 'HV_INTERNAL';
+  | 'HV_INTERNAL'
+  | 'HV_LOCKED'
+  | 'HV_VERSION'
+  | 'HV_READ_ONLY'
+  | 'HV_UNSUPPORTED';
 
 /** An error raised by horosvec. */
 export interface HorosvecError extends Error {
@@ -60,6 +64,22 @@ export type VectorBatch = ArrayLike<number> | ReadonlyArray<ArrayLike<number>>;
 
 /** Any JSON-serialisable value (stored as JSON text; comes back through `JSON.parse`). */
 export type Metadata = unknown;
+
+/** Options of `Collection.open`. */
+export interface OpenOptions {
+  /** Dimension: required to create; must match the stored one when given. */
+  dim?: number;
+  /** Metric: used to create (default `'l2'`); must match the stored one when given. */
+  metric?: Metric;
+  /**
+   * When a write's Promise resolves: `'full'` (default) after a full sync of the log, so it
+   * survives a process crash and a power loss; `'normal'` survives a process crash, a power loss
+   * may lose the last writes (never corrupts); `'off'` never syncs.
+   */
+  durability?: 'full' | 'normal' | 'off';
+  /** Open without the writer's lock: searches and reads only; writes fail with `HV_READ_ONLY`. */
+  readOnly?: boolean;
+}
 
 export interface CreateOptions {
   /** Vector dimension, an integer in 1..=65536. */
@@ -171,6 +191,32 @@ export declare class Collection<M = Metadata> {
    */
   static create<M = Metadata>(options: CreateOptions): Collection<M>;
 
+  /**
+   * Opens the durable collection stored in directory `path` (Node, native backend only),
+   * creating it when it does not exist (then `dim` is required). The directory holds a SQLite
+   * database (`collection.db`, WAL mode) and a `LOCK` file; layout in `docs/format.md`.
+   *
+   * Every write resolves only once it is durable (see `durability`); concurrent writes are
+   * committed together with one sync (group commit), and each call is all or nothing, also
+   * across a crash. Records are loaded into memory at open; an index is not stored yet, so call
+   * `buildIndex` after opening.
+   *
+   * @throws `HV_LOCKED` (another process or handle has it open for writing), `HV_INVALID_ARGUMENT`
+   * (options differ from the stored dim/metric, or `dim` missing to create), `HV_IO` (cannot
+   * create or read the directory), `HV_CORRUPT` (not a horosvec collection or damaged),
+   * `HV_VERSION` (another format version), `HV_UNSUPPORTED` (wasm backend).
+   */
+  static open<M = Metadata>(path: string, options?: OpenOptions): Promise<Collection<M>>;
+
+  /**
+   * Loads a snapshot made by `toBytes()` on either backend (Node or wasm) into a new in-memory
+   * collection, with its index when the snapshot has one (the RaBitQ codes are recomputed from
+   * the vectors; the graph is not rebuilt).
+   * @throws `HV_CORRUPT` (bad magic, checksum, truncation, invalid records), `HV_VERSION`
+   * (another snapshot format version), `HV_INVALID_ARGUMENT` (not a Uint8Array).
+   */
+  static fromBytes<M = Metadata>(bytes: Uint8Array): Promise<Collection<M>>;
+
   /** Number of records. @throws `HV_CLOSED` after `close()`. */
   readonly size: number;
   /** Vector dimension. */
@@ -223,6 +269,13 @@ export declare class Collection<M = Metadata> {
 
   /** Facts about the collection. */
   stats(): CollectionStats;
+  /**
+   * A versioned binary snapshot (format `HVSNAP01`, `docs/format.md`): every record (id,
+   * vector, metadata, insertion order) and the index graph if one is built (tombstones are
+   * consolidated first). Loads with `Collection.fromBytes` on either backend.
+   */
+  toBytes(): Promise<Uint8Array>;
+
   /** Releases the collection; every later call throws `HV_CLOSED`. Closing twice is allowed. */
   close(): Promise<void>;
 }

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 t() { local s=$SECONDS; "$@"; local rc=$?; echo "[test] $* took $((SECONDS - s))s (exit $rc)"; return $rc; }
 fail=0
 t bash scripts/setup.sh || exit 1
-t cargo test -p horosvec-core --release || fail=1
+t cargo test -p horosvec-core --release --features durable || fail=1
 t cargo check -p horosvec-core --no-default-features --target wasm32-unknown-unknown || fail=1
 t bash scripts/build-native.sh || exit 1
 t bash scripts/build-wasm.sh || exit 1

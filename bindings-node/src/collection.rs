@@ -6,8 +6,10 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
+use horosvec_core::durable::{DurableCollection, WriteRequest};
+use horosvec_core::store::{Durability, SqliteStore};
 use horosvec_core::{Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
-use napi::bindgen_prelude::{AsyncTask, Float32Array, ToNapiValue, TypeName};
+use napi::bindgen_prelude::{AsyncTask, Buffer, Float32Array, ToNapiValue, TypeName, Uint8Array};
 use napi::{Env, Task};
 use napi_derive::napi;
 
@@ -63,6 +65,8 @@ pub struct CoreCollection {
     build_total: Arc<AtomicUsize>,
     /// Set by `cancelBuild()`; checked by the build between batches.
     cancel: Arc<AtomicBool>,
+    /// Set for a collection opened from a directory: writes go through its committer.
+    durable: Option<Arc<DurableCollection>>,
 }
 
 /// Options of an index build (each optional; see `horosvec_core::IndexParams`).
@@ -94,10 +98,52 @@ fn search_opts(o: &RawSearchOptions) -> horosvec_core::Result<SearchOptions> {
 }
 
 impl CoreCollection {
+    fn from_parts(inner: Shared, size: usize, durable: Option<Arc<DurableCollection>>) -> CoreCollection {
+        CoreCollection {
+            inner,
+            size: Arc::new(AtomicUsize::new(size)),
+            closed: Arc::new(AtomicBool::new(false)),
+            build_done: Arc::new(AtomicUsize::new(0)),
+            build_total: Arc::new(AtomicUsize::new(0)),
+            cancel: Arc::new(AtomicBool::new(false)),
+            durable,
+        }
+    }
+
+    /// A durable write: queued to the committer here, on the JS thread, so writes keep their
+    /// call order and concurrent ones share one commit; the worker thread only waits for the
+    /// answer (after the sync).
+    fn durable_job(&self, d: &Arc<DurableCollection>, req: horosvec_core::Result<WriteRequest>) -> AsyncTask<Job<u32>> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        match req {
+            Ok(req) => d.submit(req, Box::new(move |r| {
+                let _ = tx.send(r);
+            })),
+            Err(e) => {
+                let _ = tx.send(Err(e));
+            }
+        }
+        let s = self.inner.clone();
+        let size = self.size.clone();
+        Job::new(move || {
+            let n = rx.recv().map_err(|_| Error::Closed)??;
+            if let Ok(g) = s.read() {
+                if let Some(c) = g.as_ref() {
+                    size.store(c.len(), Ordering::Release);
+                }
+            }
+            Ok(n as u32)
+        })
+    }
+
     /// A write: inputs are converted and copied here, on the JS thread (the caller's buffers are
     /// free again when the call returns); validation runs on a worker under the read lock, and
     /// only the final commit takes the write lock, so searches are held up as little as possible.
     fn write_job(&self, kind: WriteKind, ids: JsIds, vectors: Float32Array, metadata: Option<Vec<Option<String>>>) -> AsyncTask<Job<()>> {
+        if self.durable.is_some() {
+            // the JS layer sends durable writes to `submitAsync`
+            return Job::new(|| Err(Error::Internal("durable collection: use submitAsync".into())));
+        }
         let s = self.inner.clone();
         let size = self.size.clone();
         let ids = ids_in(ids);
@@ -119,14 +165,75 @@ impl CoreCollection {
     #[napi(factory, catch_unwind)]
     pub fn create(dim: f64, metric: String) -> napi::Result<CoreCollection> {
         let c = guard(|| Collection::new(horosvec_core::collection::parse_dim(dim)?, Metric::parse(&metric)?))?;
-        Ok(CoreCollection {
-            inner: Arc::new(RwLock::new(Some(c))),
-            size: Arc::new(AtomicUsize::new(0)),
-            closed: Arc::new(AtomicBool::new(false)),
-            build_done: Arc::new(AtomicUsize::new(0)),
-            build_total: Arc::new(AtomicUsize::new(0)),
-            cancel: Arc::new(AtomicBool::new(false)),
+        Ok(CoreCollection::from_parts(Arc::new(RwLock::new(Some(c))), 0, None))
+    }
+
+    /// Opens (or creates) the durable collection in directory `path` on a worker thread: loads
+    /// its records and starts its committer. `dim`/`metric` are required to create and must match
+    /// when given for an existing one; `durability`: "full" | "normal" | "off".
+    #[napi(catch_unwind, ts_return_type = "Promise<CoreCollection>")]
+    pub fn open_async(path: String, dim: Option<f64>, metric: Option<String>, durability: String, read_only: bool) -> AsyncTask<Job<CoreCollection>> {
+        Job::new(move || {
+            let dim = dim.map(horosvec_core::collection::parse_dim).transpose()?;
+            let metric = metric.as_deref().map(Metric::parse).transpose()?;
+            let durability = Durability::parse(&durability)?;
+            if path.is_empty() {
+                return Err(Error::invalid_argument("path must be a non-empty directory path"));
+            }
+            let store = SqliteStore::open(std::path::Path::new(&path), dim, metric, durability, read_only)?;
+            let d = DurableCollection::open(store, read_only)?;
+            let shared = d.shared().clone();
+            let size = read(&shared, |c| Ok(c.len()))?;
+            Ok(CoreCollection::from_parts(shared, size, Some(Arc::new(d))))
         })
+    }
+
+    /// A versioned binary snapshot (records and index graph), made on a worker thread.
+    #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
+    pub fn to_bytes_async(&self) -> AsyncTask<Job<Buffer>> {
+        let s = self.inner.clone();
+        Job::new(move || write(&s, |c| c.to_bytes()).map(Buffer::from))
+    }
+
+    /// Loads a snapshot (copied on the calling thread) on a worker thread.
+    #[napi(catch_unwind, ts_return_type = "Promise<CoreCollection>")]
+    pub fn from_bytes_async(bytes: Uint8Array) -> AsyncTask<Job<CoreCollection>> {
+        let bytes = bytes.to_vec();
+        Job::new(move || {
+            let c = Collection::from_bytes(&bytes)?;
+            let n = c.len();
+            Ok(CoreCollection::from_parts(Arc::new(RwLock::new(Some(c))), n, None))
+        })
+    }
+
+    /// True for a collection opened from a directory.
+    #[napi(getter)]
+    pub fn durable(&self) -> bool {
+        self.durable.is_some()
+    }
+
+    /// A durable write: `kind` "add" | "upsert" | "delete"; resolves to the number of records
+    /// written (deleted) once it is durable. Inputs are copied before the call returns.
+    #[napi(catch_unwind, ts_return_type = "Promise<number>")]
+    pub fn submit_async(&self, kind: String, ids: JsIds, vectors: Option<Float32Array>, metadata: Option<Vec<Option<String>>>) -> AsyncTask<Job<u32>> {
+        let Some(d) = self.durable.clone() else {
+            return Job::new(|| Err(Error::invalid_argument("submitAsync needs a collection opened from a directory")));
+        };
+        if self.closed.load(Ordering::Acquire) {
+            return Job::new(|| Err(Error::Closed));
+        }
+        let ids = ids_in(ids);
+        let req = ids.and_then(|ids| match kind.as_str() {
+            "delete" => Ok(WriteRequest::Delete { ids }),
+            "add" | "upsert" => Ok(WriteRequest::Put {
+                kind: if kind == "add" { WriteKind::Add } else { WriteKind::Upsert },
+                ids,
+                vectors: vectors.map(|v| v.to_vec()).unwrap_or_default(),
+                metadata,
+            }),
+            other => Err(Error::invalid_argument(format!("unknown write kind {other:?}"))),
+        });
+        self.durable_job(&d, req)
     }
 
     /// Number of records (throws `HV_CLOSED` after close).
@@ -266,6 +373,10 @@ impl CoreCollection {
     #[napi(catch_unwind)]
     pub fn close(&self) -> napi::Result<()> {
         self.closed.store(true, Ordering::Release);
+        if let Some(d) = &self.durable {
+            // waits for queued writes to commit, stops the committer, releases the lock
+            d.close();
+        }
         let mut g = self.inner.write().map_err(|_| to_napi(Error::Internal("lock poisoned".into())))?;
         g.take();
         Ok(())

@@ -54,6 +54,18 @@ impl CoreCollection {
         Ok(CoreCollection { inner: Some(Collection::new(dim, metric).map_err(err)?) })
     }
 
+    /// Loads a versioned binary snapshot (from either backend's `toBytes`).
+    #[wasm_bindgen(js_name = fromBytes)]
+    pub fn from_bytes(bytes: &[u8]) -> Result<CoreCollection, JsValue> {
+        Ok(CoreCollection { inner: Some(Collection::from_bytes(bytes).map_err(err)?) })
+    }
+
+    /// A versioned binary snapshot of the records and the index graph.
+    #[wasm_bindgen(js_name = toBytes)]
+    pub fn to_bytes(&mut self) -> Result<Vec<u8>, JsValue> {
+        self.col_mut()?.to_bytes().map_err(err)
+    }
+
     /// Number of records.
     #[wasm_bindgen(getter)]
     pub fn size(&self) -> Result<f64, JsValue> {

@@ -36,6 +36,14 @@ pub enum ErrorCode {
     Cancelled,
     /// `HV_INTERNAL`: a bug in horosvec (a caught panic); the operation had no effect on stored data.
     Internal,
+    /// `HV_LOCKED`: another process (or handle) has the collection open for writing.
+    Locked,
+    /// `HV_VERSION`: stored data has a format version this build cannot read.
+    Version,
+    /// `HV_READ_ONLY`: a write on a collection opened with `readOnly: true`.
+    ReadOnly,
+    /// `HV_UNSUPPORTED`: the operation does not exist on this backend (e.g. files under wasm).
+    Unsupported,
 }
 
 impl ErrorCode {
@@ -52,6 +60,10 @@ impl ErrorCode {
         ErrorCode::OutOfMemory,
         ErrorCode::Cancelled,
         ErrorCode::Internal,
+        ErrorCode::Locked,
+        ErrorCode::Version,
+        ErrorCode::ReadOnly,
+        ErrorCode::Unsupported,
     ];
 
     /// The stable string form, e.g. `"HV_DIM_MISMATCH"`.
@@ -68,6 +80,10 @@ impl ErrorCode {
             ErrorCode::OutOfMemory => "HV_OUT_OF_MEMORY",
             ErrorCode::Cancelled => "HV_CANCELLED",
             ErrorCode::Internal => "HV_INTERNAL",
+            ErrorCode::Locked => "HV_LOCKED",
+            ErrorCode::Version => "HV_VERSION",
+            ErrorCode::ReadOnly => "HV_READ_ONLY",
+            ErrorCode::Unsupported => "HV_UNSUPPORTED",
         }
     }
 
@@ -85,6 +101,10 @@ impl ErrorCode {
             ErrorCode::OutOfMemory => "Memory for the operation could not be allocated (e.g. the 4 GiB ceiling of a wasm32 heap); nothing was changed and the collection stays usable.",
             ErrorCode::Cancelled => "The operation was cancelled through its `AbortSignal` (e.g. an index build); the collection is as it was before the call.",
             ErrorCode::Internal => "A bug inside horosvec was caught (a Rust panic) before it crossed into JS; the call had no effect. Please report it.",
+            ErrorCode::Locked => "The collection directory is open for writing by another process or handle (one writer per collection); open it with `readOnly: true` to read alongside.",
+            ErrorCode::Version => "A stored file (database, segment, snapshot) has a format version this build cannot read; nothing was changed.",
+            ErrorCode::ReadOnly => "A write (`add`, `upsert`, `delete`, `buildIndex`) on a collection opened with `readOnly: true`.",
+            ErrorCode::Unsupported => "The operation does not exist on this backend, e.g. `Collection.open` (files) under the wasm build.",
         }
     }
 }
@@ -139,6 +159,14 @@ pub enum Error {
     Corrupt(String),
     /// A caught internal failure (panic), with its message.
     Internal(String),
+    /// The collection is locked by another writer, with the path.
+    Locked(String),
+    /// An unreadable format version, with what was found.
+    Version(String),
+    /// A write on a read-only collection.
+    ReadOnly,
+    /// An operation this backend does not have, with its name.
+    Unsupported(String),
 }
 
 impl Error {
@@ -156,6 +184,10 @@ impl Error {
             Error::Io(_) => ErrorCode::Io,
             Error::Corrupt(_) => ErrorCode::Corrupt,
             Error::Internal(_) => ErrorCode::Internal,
+            Error::Locked(_) => ErrorCode::Locked,
+            Error::Version(_) => ErrorCode::Version,
+            Error::ReadOnly => ErrorCode::ReadOnly,
+            Error::Unsupported(_) => ErrorCode::Unsupported,
         }
     }
 
@@ -184,6 +216,10 @@ impl fmt::Display for Error {
             Error::Io(m) => write!(f, "I/O error: {m}"),
             Error::Corrupt(m) => write!(f, "corrupt data: {m}"),
             Error::Internal(m) => write!(f, "internal error (please report): {m}"),
+            Error::Locked(p) => write!(f, "{p} is open for writing by another process or handle"),
+            Error::Version(m) => write!(f, "unsupported format version: {m}"),
+            Error::ReadOnly => f.write_str("the collection was opened read-only"),
+            Error::Unsupported(m) => write!(f, "not supported on this backend: {m}"),
         }
     }
 }

@@ -20,11 +20,15 @@
 pub mod ann;
 pub mod collection;
 pub mod distance;
+#[cfg(feature = "durable")]
+pub mod durable;
 pub mod error;
 pub mod flat;
 pub mod graph;
 pub mod quant;
 mod rng;
+pub mod snapshot;
+pub mod store;
 pub mod types;
 
 pub use ann::{default_bits, AnnIndex, IndexParams, AUTO_BITS, RERANK_EPSILON0};

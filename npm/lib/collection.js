@@ -58,11 +58,17 @@ export function makeApi(raw) {
     #writeTail = Promise.resolve();
     #pendingWrites = 0;
     #inflight = new Set();
+    // A collection opened from a directory: its writes go to the binding's committer, which
+    // keeps their call order itself and commits concurrent ones together (group commit), so
+    // they do not wait for one another here; they still wait for an index build issued before.
+    #durable = false;
+    #pendingBuilds = 0;
 
     /** @internal use Collection.create */
     constructor(rawCol, token) {
       if (token !== CREATE) throw hvError('HV_INVALID_ARGUMENT', 'use Collection.create({ dim, metric })');
       this.#raw = rawCol;
+      this.#durable = rawCol.durable === true;
       const s = rawCol.stats();
       this.#dim = s.dim;
       this.#metric = s.metric;
@@ -76,6 +82,44 @@ export function makeApi(raw) {
       if (typeof dim !== 'number') throw hvError('HV_INVALID_ARGUMENT', `dim must be a positive integer, got ${typeof dim}`);
       if (typeof metric !== 'string') throw hvError('HV_INVALID_ARGUMENT', `metric must be a string, got ${typeof metric}`);
       return guard(() => new Collection(raw.CoreCollection.create(dim, metric), CREATE));
+    }
+
+    static async fromBytes(bytes) {
+      if (!(bytes instanceof Uint8Array)) throw hvError('HV_INVALID_ARGUMENT', 'fromBytes needs a Uint8Array (or Buffer) made by toBytes()');
+      let rawCol;
+      try {
+        rawCol = native ? await raw.CoreCollection.fromBytesAsync(bytes) : raw.CoreCollection.fromBytes(bytes);
+      } catch (e) {
+        throw toHvError(e);
+      }
+      return new Collection(rawCol, CREATE);
+    }
+
+    toBytes() {
+      return this.#call(false, (r) => (native ? r.toBytesAsync() : r.toBytes()), () => {}).then((b) =>
+        // a plain Uint8Array on both backends (a Buffer is one, but may share a pooled ArrayBuffer)
+        b instanceof Uint8Array && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? new Uint8Array(b.buffer) : Uint8Array.from(b),
+      );
+    }
+
+    static async open(path, options = {}) {
+      if (!native) {
+        throw hvError('HV_UNSUPPORTED', 'Collection.open needs the native backend (Node.js); in browsers use Collection.create or Collection.fromBytes');
+      }
+      if (typeof path !== 'string' || path === '') throw hvError('HV_INVALID_ARGUMENT', 'path must be a non-empty string (a directory)');
+      if (options === null || typeof options !== 'object') throw hvError('HV_INVALID_ARGUMENT', 'open options must be an object');
+      const { dim, metric, durability = 'full', readOnly = false } = options;
+      if (dim !== undefined && typeof dim !== 'number') throw hvError('HV_INVALID_ARGUMENT', `dim must be a positive integer, got ${typeof dim}`);
+      if (metric !== undefined && typeof metric !== 'string') throw hvError('HV_INVALID_ARGUMENT', `metric must be a string, got ${typeof metric}`);
+      if (typeof durability !== 'string') throw hvError('HV_INVALID_ARGUMENT', `durability must be "full", "normal" or "off"`);
+      if (typeof readOnly !== 'boolean') throw hvError('HV_INVALID_ARGUMENT', 'readOnly must be a boolean');
+      let rawCol;
+      try {
+        rawCol = await raw.CoreCollection.openAsync(path, dim, metric, durability, readOnly);
+      } catch (e) {
+        throw toHvError(e);
+      }
+      return new Collection(rawCol, CREATE);
     }
 
     #open() {
@@ -93,7 +137,7 @@ export function makeApi(raw) {
     // Runs `start(raw)` (which returns the raw result or a Promise) as a write (`write` true) or
     // a read. `args` were normalised at call time; `snapshot` copies them when the call has to
     // wait, so the caller may change its buffers as soon as the call returns.
-    #call(write, start, snapshot) {
+    #call(write, start, snapshot, build = false) {
       let r;
       try {
         r = this.#open();
@@ -102,7 +146,8 @@ export function makeApi(raw) {
       }
       if (!native) return run(() => start(r));
       let p;
-      if (this.#pendingWrites === 0) {
+      const unordered = write && !build && this.#durable && this.#pendingBuilds === 0;
+      if (this.#pendingWrites === 0 || unordered) {
         // Nothing to wait for: start now (the binding copies the inputs before returning).
         p = run(() => start(r));
         if (!write) return this.#track(p);
@@ -112,8 +157,10 @@ export function makeApi(raw) {
       }
       if (write) {
         this.#pendingWrites++;
-        this.#writeTail = p.then(settle, settle).then(() => {
+        if (build) this.#pendingBuilds++;
+        this.#writeTail = Promise.all([this.#writeTail, p.then(settle, settle)]).then(() => {
           this.#pendingWrites--;
+          if (build) this.#pendingBuilds--;
         });
       }
       return this.#track(p);
@@ -151,7 +198,11 @@ export function makeApi(raw) {
         if (Array.isArray(idList)) idList = [...idList];
         else if (idList instanceof Float64Array) idList = idList.slice();
       };
-      return this.#call(true, (r) => (native ? r[`${method}Async`](idList, flat, meta) : r[method](idList, flat, meta)), snapshot).then(settle);
+      const start = (r) => {
+        if (this.#durable) return r.submitAsync(method, idList, flat, meta);
+        return native ? r[`${method}Async`](idList, flat, meta) : r[method](idList, flat, meta);
+      };
+      return this.#call(true, start, snapshot).then(settle);
     }
 
     add(ids, vectors, metadata) {
@@ -174,7 +225,11 @@ export function makeApi(raw) {
         if (Array.isArray(idList)) idList = [...idList];
         else if (idList instanceof Float64Array) idList = idList.slice();
       };
-      return this.#call(true, (r) => (native ? r.deleteAsync(idList) : r.delete(idList)), snapshot);
+      const start = (r) => {
+        if (this.#durable) return r.submitAsync('delete', idList, undefined, undefined);
+        return native ? r.deleteAsync(idList) : r.delete(idList);
+      };
+      return this.#call(true, start, snapshot);
     }
 
     get(id) {
@@ -267,7 +322,7 @@ export function makeApi(raw) {
             throw e;
           },
         );
-      }).then(settle);
+      }, () => {}, true).then(settle);
     }
 
     async close() {

@@ -145,6 +145,16 @@ fn build_error(e: BuildError) -> Error {
     }
 }
 
+/// The RaBitQ codes of every row of `view` (none under L1), seeded from the build seed.
+fn encode_codes(view: &FlatView<'_>, params: &IndexParams) -> Result<Option<RabitqIndex>> {
+    if view.metric == Metric::L1 {
+        return Ok(None);
+    }
+    let n = view.seqs.len();
+    let qp = RabitqParams::new(params.bits).with_seed(params.seed ^ 0x9e37_79b9_7f4a_7c15);
+    RabitqIndex::encode_all(&view.vectors[..n * view.dim], view.dim, view.metric, qp).map(Some)
+}
+
 /// Per-thread search state, reused across queries (no allocation in the walk once warm).
 struct Scratch {
     walk: SearchScratch,
@@ -219,14 +229,31 @@ impl AnnIndex {
         params.validate()?;
         let params = if params.bits == AUTO_BITS { IndexParams { bits: default_bits(view.dim), ..params } } else { params };
         let n = view.seqs.len();
-        let codes = if view.metric == Metric::L1 {
-            None
-        } else {
-            let qp = RabitqParams::new(params.bits).with_seed(params.seed ^ 0x9e37_79b9_7f4a_7c15);
-            Some(RabitqIndex::encode_all(&view.vectors[..n * view.dim], view.dim, view.metric, qp)?)
-        };
+        let codes = encode_codes(view, &params)?;
         let graph = Graph::build_with(&nodes(view), &params.vamana(), progress, cancel).map_err(build_error)?;
         Ok(AnnIndex { params, graph, codes, deleted: vec![false; n], n_deleted: 0, pool: Mutex::new(Vec::new()) })
+    }
+
+    /// An index over every row of `view` from a graph built elsewhere (a snapshot, an import):
+    /// the RaBitQ codes are computed here from the rows and `params.seed`, exactly as a build
+    /// computes them. `graph` node `i` must be row `i`.
+    ///
+    /// # Errors
+    /// `HV_INVALID_ARGUMENT` (parameters, or a graph whose size is not the number of rows).
+    pub fn from_graph(view: &FlatView<'_>, params: IndexParams, graph: Graph) -> Result<AnnIndex> {
+        params.validate()?;
+        let params = if params.bits == AUTO_BITS { IndexParams { bits: default_bits(view.dim), ..params } } else { params };
+        let n = view.seqs.len();
+        if graph.len() != n {
+            return Err(Error::invalid_argument(format!("the graph has {} nodes for {n} rows", graph.len())));
+        }
+        let codes = encode_codes(view, &params)?;
+        Ok(AnnIndex { params, graph, codes, deleted: vec![false; n], n_deleted: 0, pool: Mutex::new(Vec::new()) })
+    }
+
+    /// The graph (node `i` = row `i`).
+    pub fn graph(&self) -> &Graph {
+        &self.graph
     }
 
     /// The build parameters.

@@ -187,6 +187,11 @@ impl PreparedWrite {
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
     }
+
+    /// The write's `n × dim` vectors and per-record metadata, as they will be stored.
+    pub fn payload(&self) -> (&[f32], &[Option<String>]) {
+        (&self.vectors, &self.metadata)
+    }
 }
 
 /// Smallest norm a vector may have under the cosine metric. Below it the direction cannot be
@@ -614,6 +619,46 @@ impl Collection {
         self.maybe_consolidate()
     }
 
+    /// Installs an index over the current rows from a graph built elsewhere (snapshot load,
+    /// import); see [`AnnIndex::from_graph`].
+    ///
+    /// # Errors
+    /// `HV_CORRUPT` when the graph does not fit the rows or the parameters are invalid.
+    pub fn install_graph(&mut self, params: IndexParams, graph: crate::graph::Graph) -> Result<()> {
+        let ix = AnnIndex::from_graph(&self.view_with(&[]), params, graph).map_err(|e| match e {
+            Error::InvalidArgument(m) => Error::Corrupt(m),
+            other => other,
+        })?;
+        self.index = Some(ix);
+        self.version += 1;
+        Ok(())
+    }
+
+    /// A versioned binary snapshot of the collection (records and, if built, the index graph):
+    /// see [`crate::snapshot`]. Tombstones are consolidated first, so the snapshot holds live
+    /// records only.
+    ///
+    /// # Errors
+    /// `HV_OUT_OF_MEMORY`, `HV_INTERNAL`.
+    pub fn to_bytes(&mut self) -> Result<Vec<u8>> {
+        if self.index.as_ref().is_some_and(|ix| ix.deleted_count() > 0) {
+            self.consolidate()?;
+        }
+        let n = self.ids.len();
+        let dim = self.dim;
+        let records = (0..n).map(|r| (&self.ids[r], self.seqs[r], &self.vectors[r * dim..(r + 1) * dim], self.metadata[r].as_deref()));
+        let index = self.index.as_ref().map(|ix| crate::snapshot::IndexPart { params: ix.params(), graph: ix.graph() });
+        crate::snapshot::write(dim, self.metric, n, records, index)
+    }
+
+    /// Loads a snapshot made by [`Collection::to_bytes`] (on either backend).
+    ///
+    /// # Errors
+    /// `HV_CORRUPT`, `HV_VERSION`, `HV_OUT_OF_MEMORY` (see [`crate::snapshot::read`]).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Collection> {
+        crate::snapshot::read(bytes)
+    }
+
     /// Drops the index (searches become exact flat scans).
     pub fn drop_index(&mut self) {
         if self.index.is_some() {
@@ -636,6 +681,39 @@ impl Collection {
     /// True if `id` is stored.
     pub fn contains(&self, id: &VectorId) -> bool {
         self.rows.contains_key(id)
+    }
+
+    /// The insertion sequence number of `id` (its tie-break rank), if stored.
+    pub fn seq_of(&self, id: &VectorId) -> Option<u64> {
+        self.rows.get(id).map(|&r| self.seqs[r as usize])
+    }
+
+    /// Appends one record read back from storage with its original sequence number `seq`.
+    /// For loading a collection (no index may exist yet); records should come in ascending `seq`.
+    ///
+    /// # Errors
+    /// `HV_CORRUPT` when the stored record is not valid for this collection (wrong length,
+    /// non-finite values, an id already loaded, metadata that is not JSON), `HV_OUT_OF_MEMORY`.
+    pub fn restore_row(&mut self, id: VectorId, seq: u64, v: &[f32], metadata: Option<String>) -> Result<()> {
+        if self.index.is_some() {
+            return Err(Error::Internal("restore_row on an indexed collection".into()));
+        }
+        let inv = self.check_vector(v, 0).map_err(|e| Error::Corrupt(format!("stored record {id}: {e}")))?;
+        if self.rows.contains_key(&id) {
+            return Err(Error::Corrupt(format!("stored id {id} appears twice")));
+        }
+        if let Some(m) = &metadata {
+            if serde_json::from_str::<serde::de::IgnoredAny>(m).is_err() {
+                return Err(Error::Corrupt(format!("stored metadata of {id} is not JSON")));
+            }
+        }
+        self.try_reserve(1)?;
+        let cos = self.metric == Metric::Cosine;
+        self.push_row(id, v, cos.then_some(inv), metadata);
+        *self.seqs.last_mut().expect("row just pushed") = seq;
+        self.next_seq = self.next_seq.max(seq + 1);
+        self.version += 1;
+        Ok(())
     }
 
     fn view(&self) -> FlatView<'_> {

@@ -1,0 +1,250 @@
+//! Versioned binary snapshots of a collection (`toBytes` / `fromBytes`): the same bytes load in
+//! the native and the wasm build, so an index built natively can be shipped to a browser.
+//!
+//! Layout (all integers little-endian; drawn in `docs/format.md`):
+//!
+//! ```text
+//! magic "HVSNAP01" (8) | version u32 = 1 | flags u32 (bit 0: index present)
+//! dim u32 | metric u32 (0 l2, 1 cosine, 2 ip, 3 l1) | count u64
+//! count × record:
+//!   id kind u8 (1 integer, 2 string) | integer: u64 | string: len u32 + UTF-8 bytes
+//!   seq u64 | metadata len u32 (0xFFFFFFFF = none) + UTF-8 JSON bytes | dim × f32
+//! index (flag bit 0):
+//!   R u32 | L u32 | alpha f32 | passes u32 | bits u32 | seed u64 | entry u32
+//!   count × degree u32 | Σ degree × neighbour u32
+//! crc32 (IEEE) of every byte before it: u32
+//! ```
+//!
+//! The RaBitQ codes are not stored: they are recomputed from the vectors and the stored seed at
+//! load (deterministic, and much cheaper than the graph). Loading checks the magic, the
+//! version (`HV_VERSION`), the checksum and every length against the bytes left before it
+//! allocates (`HV_CORRUPT`), and every record as `restore_row` does.
+
+use crate::ann::IndexParams;
+use crate::collection::Collection;
+use crate::error::{Error, Result};
+use crate::graph::Graph;
+use crate::types::{Metric, VectorId};
+
+/// The 8-byte magic at the start of a snapshot.
+pub const MAGIC: &[u8; 8] = b"HVSNAP01";
+/// The snapshot format version this build writes and reads.
+pub const VERSION: u32 = 1;
+const FLAG_INDEX: u32 = 1;
+const NO_METADATA: u32 = u32::MAX;
+
+fn metric_code(m: Metric) -> u32 {
+    match m {
+        Metric::L2 => 0,
+        Metric::Cosine => 1,
+        Metric::InnerProduct => 2,
+        Metric::L1 => 3,
+    }
+}
+
+fn metric_from(c: u32) -> Result<Metric> {
+    Ok(match c {
+        0 => Metric::L2,
+        1 => Metric::Cosine,
+        2 => Metric::InnerProduct,
+        3 => Metric::L1,
+        other => return Err(Error::Corrupt(format!("snapshot: unknown metric code {other}"))),
+    })
+}
+
+/// One record as the snapshot writer reads it: id, seq, vector, metadata.
+pub type RecordRef<'a> = (&'a VectorId, u64, &'a [f32], Option<&'a str>);
+
+/// The index part of a snapshot: build parameters and graph.
+pub struct IndexPart<'a> {
+    /// Build parameters (bits resolved).
+    pub params: IndexParams,
+    /// The graph over the records, node `i` = record `i` of the snapshot.
+    pub graph: &'a Graph,
+}
+
+/// Writes a snapshot of `count` records (from `records`, in row order) and optionally the index.
+pub fn write<'a>(dim: usize, metric: Metric, count: usize, records: impl Iterator<Item = RecordRef<'a>>, index: Option<IndexPart<'_>>) -> Result<Vec<u8>> {
+    let mut out: Vec<u8> = Vec::new();
+    out.try_reserve(64 + count * (dim * 4 + 32)).map_err(|_| Error::OutOfMemory("snapshot buffer".into()))?;
+    out.extend_from_slice(MAGIC);
+    put_u32(&mut out, VERSION);
+    put_u32(&mut out, if index.is_some() { FLAG_INDEX } else { 0 });
+    put_u32(&mut out, dim as u32);
+    put_u32(&mut out, metric_code(metric));
+    put_u64(&mut out, count as u64);
+    let mut written = 0usize;
+    for (id, seq, v, meta) in records {
+        match id {
+            VectorId::Int(i) => {
+                out.push(1);
+                put_u64(&mut out, *i);
+            }
+            VectorId::Str(s) => {
+                out.push(2);
+                put_u32(&mut out, s.len() as u32);
+                out.extend_from_slice(s.as_bytes());
+            }
+        }
+        put_u64(&mut out, seq);
+        match meta {
+            Some(m) => {
+                put_u32(&mut out, m.len() as u32);
+                out.extend_from_slice(m.as_bytes());
+            }
+            None => put_u32(&mut out, NO_METADATA),
+        }
+        for x in v {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        written += 1;
+    }
+    if written != count {
+        return Err(Error::Internal(format!("snapshot: {written} records written, {count} announced")));
+    }
+    if let Some(ix) = index {
+        let p = ix.params;
+        put_u32(&mut out, p.r as u32);
+        put_u32(&mut out, p.l as u32);
+        out.extend_from_slice(&p.alpha.to_le_bytes());
+        put_u32(&mut out, p.passes as u32);
+        put_u32(&mut out, u32::from(p.bits));
+        put_u64(&mut out, p.seed);
+        put_u32(&mut out, ix.graph.entry_point());
+        for i in 0..count as u32 {
+            put_u32(&mut out, ix.graph.degree(i) as u32);
+        }
+        for i in 0..count as u32 {
+            for &v in ix.graph.neighbors(i) {
+                put_u32(&mut out, v);
+            }
+        }
+    }
+    let crc = crc32fast::hash(&out);
+    put_u32(&mut out, crc);
+    Ok(out)
+}
+
+fn put_u32(out: &mut Vec<u8>, x: u32) {
+    out.extend_from_slice(&x.to_le_bytes());
+}
+
+fn put_u64(out: &mut Vec<u8>, x: u64) {
+    out.extend_from_slice(&x.to_le_bytes());
+}
+
+/// A bounds-checked reader: every read checks the bytes left first.
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
+        if self.b.len() - self.at < n {
+            return Err(Error::Corrupt(format!("snapshot truncated: {what} needs {n} bytes, {} left", self.b.len() - self.at)));
+        }
+        let s = &self.b[self.at..self.at + n];
+        self.at += n;
+        Ok(s)
+    }
+    fn u8(&mut self, what: &str) -> Result<u8> {
+        Ok(self.take(1, what)?[0])
+    }
+    fn u32(&mut self, what: &str) -> Result<u32> {
+        let s = self.take(4, what)?;
+        Ok(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+    }
+    fn u64(&mut self, what: &str) -> Result<u64> {
+        let s = self.take(8, what)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(s);
+        Ok(u64::from_le_bytes(a))
+    }
+    fn left(&self) -> usize {
+        self.b.len() - self.at
+    }
+}
+
+/// Loads a snapshot into a new collection (with its index when the snapshot has one).
+///
+/// # Errors
+/// `HV_CORRUPT` (bad magic, checksum, truncation, impossible sizes, invalid records or graph),
+/// `HV_VERSION` (another format version), `HV_OUT_OF_MEMORY`.
+pub fn read(bytes: &[u8]) -> Result<Collection> {
+    if bytes.len() < MAGIC.len() + 4 + 4 || &bytes[..8] != MAGIC {
+        return Err(Error::Corrupt("not a horosvec snapshot (bad magic)".into()));
+    }
+    let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+    if version != VERSION {
+        return Err(Error::Version(format!("snapshot format version {version}; this build reads {VERSION}")));
+    }
+    let (body, tail) = bytes.split_at(bytes.len() - 4);
+    let want = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+    if crc32fast::hash(body) != want {
+        return Err(Error::Corrupt("snapshot checksum mismatch (damaged or truncated)".into()));
+    }
+    let mut r = Reader { b: body, at: 12 };
+    let flags = r.u32("flags")?;
+    let dim = r.u32("dim")? as usize;
+    let metric = metric_from(r.u32("metric")?)?;
+    let count = r.u64("count")?;
+    let mut col = Collection::new(dim, metric).map_err(|e| Error::Corrupt(format!("snapshot header: {e}")))?;
+    // each record takes at least 1 + 8 + 8 + 4 + 4·dim bytes
+    let min_record = 21 + 4 * dim as u64;
+    if count.saturating_mul(min_record) > r.left() as u64 {
+        return Err(Error::Corrupt(format!("snapshot announces {count} records, more than its {} bytes can hold", r.left())));
+    }
+    let mut v = vec![0f32; dim];
+    for i in 0..count {
+        let id = match r.u8("id kind")? {
+            1 => VectorId::from_u64(r.u64("integer id")?).map_err(|e| Error::Corrupt(format!("snapshot record {i}: {e}")))?,
+            2 => {
+                let n = r.u32("string id length")? as usize;
+                let s = r.take(n, "string id")?;
+                VectorId::Str(String::from_utf8(s.to_vec()).map_err(|_| Error::Corrupt(format!("snapshot record {i}: id is not UTF-8")))?)
+            }
+            k => return Err(Error::Corrupt(format!("snapshot record {i}: unknown id kind {k}"))),
+        };
+        let seq = r.u64("seq")?;
+        let mlen = r.u32("metadata length")?;
+        let meta = if mlen == NO_METADATA {
+            None
+        } else {
+            let m = r.take(mlen as usize, "metadata")?;
+            Some(String::from_utf8(m.to_vec()).map_err(|_| Error::Corrupt(format!("snapshot record {i}: metadata is not UTF-8")))?)
+        };
+        let raw = r.take(4 * dim, "vector")?;
+        for (x, b) in v.iter_mut().zip(raw.chunks_exact(4)) {
+            *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+        col.restore_row(id, seq, &v, meta)?;
+    }
+    if flags & FLAG_INDEX != 0 {
+        let n = count as usize;
+        let r_max = r.u32("R")? as usize;
+        let l = r.u32("L")? as usize;
+        let alpha = f32::from_bits(r.u32("alpha")?);
+        let passes = r.u32("passes")? as usize;
+        let bits = r.u32("bits")?;
+        let seed = r.u64("seed")?;
+        let entry = r.u32("entry")?;
+        if (n as u64).saturating_mul(4) > r.left() as u64 {
+            return Err(Error::Corrupt("snapshot index: degrees truncated".into()));
+        }
+        let degrees: Vec<u32> = (0..n).map(|_| r.u32("degree")).collect::<Result<_>>()?;
+        let total: u64 = degrees.iter().map(|&d| u64::from(d)).sum();
+        if total.saturating_mul(4) != r.left() as u64 {
+            return Err(Error::Corrupt(format!("snapshot index: {total} neighbours announced, {} bytes left", r.left())));
+        }
+        let neighbors: Vec<u32> = (0..total).map(|_| r.u32("neighbour")).collect::<Result<_>>()?;
+        let bits = u8::try_from(bits).ok().filter(|b| (1..=8).contains(b)).ok_or_else(|| Error::Corrupt(format!("snapshot index: bits {bits}")))?;
+        let params = IndexParams { r: r_max, l, alpha, passes, bits, seed };
+        params.validate().map_err(|e| Error::Corrupt(format!("snapshot index parameters: {e}")))?;
+        let graph = Graph::from_parts(r_max, &degrees, &neighbors, entry).map_err(|e| Error::Corrupt(format!("snapshot graph: {e}")))?;
+        col.install_graph(params, graph)?;
+    } else if r.left() != 0 {
+        return Err(Error::Corrupt(format!("snapshot has {} unexpected bytes after the records", r.left())));
+    }
+    Ok(col)
+}

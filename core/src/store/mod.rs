@@ -1,0 +1,234 @@
+//! Durable storage of a collection's records, behind the [`RecordStore`] trait so that the
+//! collection logic does not depend on where bytes live: [`MemoryStore`] keeps them in memory
+//! (wasm, tests); [`SqliteStore`] (feature `durable`, native only) keeps them in one SQLite
+//! database per collection directory. The on-disk layout is drawn in `docs/format.md`.
+//!
+//! A store sees two things: `load` once at open, streaming every record in insertion-sequence
+//! order, and `commit`, which makes a group of mutations durable as one atomic transaction with
+//! (at most) one sync: the unit of group commit.
+
+#[cfg(feature = "durable")]
+mod sqlite;
+
+use std::collections::BTreeMap;
+
+#[cfg(feature = "durable")]
+pub use sqlite::{SqliteStore, DB_FILE, FORMAT_VERSION, LOCK_FILE};
+
+use crate::error::Result;
+use crate::types::{Metric, VectorId};
+
+/// How hard a commit pushes data to the storage medium before it is acknowledged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Every acknowledged write survives a process crash and a power loss: the commit waits for
+    /// a full sync of the log (SQLite `synchronous = FULL` in WAL mode). The default.
+    #[default]
+    Full,
+    /// Survives a process crash; a power loss may lose the last commits, never corrupt the file
+    /// (SQLite `synchronous = NORMAL` in WAL mode: syncs only at checkpoints).
+    Normal,
+    /// No sync at all (SQLite `synchronous = OFF`): fastest; a power loss or OS crash may lose
+    /// recent commits; a process crash does not.
+    Off,
+}
+
+impl Durability {
+    /// Parses `"full"`, `"normal"` or `"off"`.
+    ///
+    /// # Errors
+    /// `HV_INVALID_ARGUMENT` for any other text.
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "full" => Ok(Durability::Full),
+            "normal" => Ok(Durability::Normal),
+            "off" => Ok(Durability::Off),
+            other => Err(crate::Error::invalid_argument(format!(
+                "durability must be \"full\", \"normal\" or \"off\", got {other:?}"
+            ))),
+        }
+    }
+
+    /// The option's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Durability::Full => "full",
+            Durability::Normal => "normal",
+            Durability::Off => "off",
+        }
+    }
+}
+
+/// One change of a committed group.
+#[derive(Clone, Copy, Debug)]
+pub enum Mutation<'a> {
+    /// Insert or replace record `id` (its insertion sequence `seq`, `dim` values, metadata JSON).
+    Put {
+        /// The record's id.
+        id: &'a VectorId,
+        /// Its insertion sequence number (tie-break rank; kept by an upsert).
+        seq: u64,
+        /// Its vector.
+        vector: &'a [f32],
+        /// Its metadata JSON text.
+        metadata: Option<&'a str>,
+    },
+    /// Remove record `id` (a no-op when absent).
+    Delete {
+        /// The record's id.
+        id: &'a VectorId,
+    },
+}
+
+/// A record as `load` returns it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredRecord {
+    /// The record's id.
+    pub id: VectorId,
+    /// Its insertion sequence number.
+    pub seq: u64,
+    /// Its vector (`dim` values).
+    pub vector: Vec<f32>,
+    /// Its metadata JSON text.
+    pub metadata: Option<String>,
+}
+
+/// Where a collection's records live.
+pub trait RecordStore: Send {
+    /// The stored collection's `(dim, metric)`.
+    fn shape(&self) -> (usize, Metric);
+
+    /// Calls `sink` with every stored record in ascending `seq`.
+    ///
+    /// # Errors
+    /// `HV_IO`, `HV_CORRUPT` (a record that cannot be decoded), or the sink's error.
+    fn load(&mut self, sink: &mut dyn FnMut(StoredRecord) -> Result<()>) -> Result<()>;
+
+    /// Makes `muts` durable, in order, as one atomic transaction: after an error none of them is
+    /// stored.
+    ///
+    /// # Errors
+    /// `HV_IO` (the medium refused the write or the sync), `HV_READ_ONLY`.
+    fn commit(&mut self, muts: &[Mutation<'_>]) -> Result<()>;
+}
+
+/// Encodes an id as the store's key: `0x01` + 8 bytes big-endian for an integer, `0x02` + UTF-8
+/// for a string (so integer keys sort numerically, and `7` and `"7"` differ).
+pub fn encode_id(id: &VectorId) -> Vec<u8> {
+    match id {
+        VectorId::Int(i) => {
+            let mut k = Vec::with_capacity(9);
+            k.push(1);
+            k.extend_from_slice(&i.to_be_bytes());
+            k
+        }
+        VectorId::Str(s) => {
+            let mut k = Vec::with_capacity(1 + s.len());
+            k.push(2);
+            k.extend_from_slice(s.as_bytes());
+            k
+        }
+    }
+}
+
+/// Decodes [`encode_id`]'s key; `None` when the bytes are not a valid key.
+pub fn decode_id(k: &[u8]) -> Option<VectorId> {
+    match k.split_first()? {
+        (1, rest) => {
+            let b: [u8; 8] = rest.try_into().ok()?;
+            let i = u64::from_be_bytes(b);
+            (i <= crate::types::MAX_SAFE_INTEGER).then_some(VectorId::Int(i))
+        }
+        (2, rest) => String::from_utf8(rest.to_vec()).ok().map(VectorId::Str),
+        _ => None,
+    }
+}
+
+/// Records kept in memory, in a map ordered by key: what the wasm build and tests use.
+pub struct MemoryStore {
+    dim: usize,
+    metric: Metric,
+    records: BTreeMap<Vec<u8>, StoredRecord>,
+}
+
+impl MemoryStore {
+    /// An empty store for `dim`-dimensional vectors under `metric`.
+    pub fn new(dim: usize, metric: Metric) -> Self {
+        MemoryStore { dim, metric, records: BTreeMap::new() }
+    }
+
+    /// Number of stored records.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// True when nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+}
+
+impl RecordStore for MemoryStore {
+    fn shape(&self) -> (usize, Metric) {
+        (self.dim, self.metric)
+    }
+
+    fn load(&mut self, sink: &mut dyn FnMut(StoredRecord) -> Result<()>) -> Result<()> {
+        let mut all: Vec<&StoredRecord> = self.records.values().collect();
+        all.sort_by_key(|r| r.seq);
+        for r in all {
+            sink(r.clone())?;
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self, muts: &[Mutation<'_>]) -> Result<()> {
+        for m in muts {
+            match *m {
+                Mutation::Put { id, seq, vector, metadata } => {
+                    let rec = StoredRecord { id: id.clone(), seq, vector: vector.to_vec(), metadata: metadata.map(str::to_owned) };
+                    self.records.insert(encode_id(id), rec);
+                }
+                Mutation::Delete { id } => {
+                    self.records.remove(&encode_id(id));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn id_keys_round_trip_and_differ_by_type() {
+        for id in [VectorId::Int(0), VectorId::Int(crate::types::MAX_SAFE_INTEGER), VectorId::from("7"), VectorId::from("")] {
+            assert_eq!(decode_id(&encode_id(&id)), Some(id));
+        }
+        assert_ne!(encode_id(&VectorId::Int(7)), encode_id(&VectorId::from("7")));
+        assert_eq!(decode_id(&[3, 1]), None);
+        assert_eq!(decode_id(&[1, 0, 0]), None);
+        assert_eq!(decode_id(&[]), None);
+    }
+
+    #[test]
+    fn memory_store_loads_in_seq_order() {
+        let mut s = MemoryStore::new(1, Metric::L2);
+        let (a, b) = (VectorId::from("a"), VectorId::Int(9));
+        s.commit(&[
+            Mutation::Put { id: &a, seq: 5, vector: &[1.0], metadata: None },
+            Mutation::Put { id: &b, seq: 2, vector: &[2.0], metadata: Some("{}") },
+        ])
+        .unwrap();
+        s.commit(&[Mutation::Delete { id: &VectorId::from("zz") }]).unwrap();
+        let mut seen = Vec::new();
+        s.load(&mut |r| {
+            seen.push(r.seq);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, vec![2, 5]);
+    }
+}

@@ -1,0 +1,238 @@
+//! [`SqliteStore`]: a collection directory holding one SQLite database (rusqlite, bundled
+//! SQLite) in WAL mode, plus a `LOCK` file that one writer holds with an exclusive advisory lock.
+//! Layout and pragmas: `docs/format.md`.
+
+use std::fs::{self, File, OpenOptions};
+use std::path::{Path, PathBuf};
+
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+
+use super::{decode_id, encode_id, Durability, Mutation, RecordStore, StoredRecord};
+use crate::error::{Error, Result};
+use crate::types::Metric;
+
+/// The database file inside a collection directory.
+pub const DB_FILE: &str = "collection.db";
+/// The writer's lock file inside a collection directory.
+pub const LOCK_FILE: &str = "LOCK";
+/// The format version written to `meta.format_version`; other values give `HV_VERSION`.
+pub const FORMAT_VERSION: u32 = 1;
+/// `meta.format` of a horosvec collection database.
+const FORMAT_NAME: &str = "horosvec-collection";
+
+/// Maps a SQLite error to a stable code: a file that is not a database or fails SQLite's own
+/// checks is `HV_CORRUPT`, everything else (cannot open, disk full, permission) `HV_IO`.
+fn sql_err(context: &str) -> impl Fn(rusqlite::Error) -> Error + '_ {
+    move |e| {
+        use rusqlite::ErrorCode as C;
+        match e.sqlite_error_code() {
+            Some(C::DatabaseCorrupt | C::NotADatabase) => Error::Corrupt(format!("{context}: {e}")),
+            Some(C::ReadOnly) => Error::ReadOnly,
+            _ => Error::Io(format!("{context}: {e}")),
+        }
+    }
+}
+
+/// One collection directory's database.
+pub struct SqliteStore {
+    dir: PathBuf,
+    conn: Connection,
+    dim: usize,
+    metric: Metric,
+    read_only: bool,
+    /// Held (exclusively locked) for the store's lifetime by a writer; released on drop.
+    _lock: Option<File>,
+}
+
+impl SqliteStore {
+    /// Opens the collection in directory `dir`, creating it (directory and database) when it does
+    /// not exist and `read_only` is false. `dim` and `metric` are required to create; when given
+    /// for an existing collection they must match the stored ones.
+    ///
+    /// # Errors
+    /// `HV_LOCKED` (another writer holds the directory), `HV_IO` (cannot create or open),
+    /// `HV_CORRUPT` (not a horosvec database, or damaged), `HV_VERSION` (another format version),
+    /// `HV_INVALID_ARGUMENT` (options differ from the stored ones, or `dim` missing to create).
+    pub fn open(dir: &Path, dim: Option<usize>, metric: Option<Metric>, durability: Durability, read_only: bool) -> Result<SqliteStore> {
+        let db_path = dir.join(DB_FILE);
+        let exists = db_path.exists();
+        if !exists && read_only {
+            return Err(Error::Io(format!("{}: no collection here (opened read-only, so none is created)", dir.display())));
+        }
+        if !exists && dim.is_none() {
+            return Err(Error::invalid_argument(format!("{}: no collection here; give dim (and metric) to create one", dir.display())));
+        }
+        let lock = if read_only {
+            None
+        } else {
+            fs::create_dir_all(dir).map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
+            let f = OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(dir.join(LOCK_FILE))
+                .map_err(|e| Error::Io(format!("cannot open {}: {e}", dir.join(LOCK_FILE).display())))?;
+            match f.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => return Err(Error::Locked(dir.display().to_string())),
+                Err(std::fs::TryLockError::Error(e)) => return Err(Error::Io(format!("cannot lock {}: {e}", dir.display()))),
+            }
+            Some(f)
+        };
+        let flags = if read_only {
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        } else {
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        };
+        let ctx = db_path.display().to_string();
+        let conn = Connection::open_with_flags(&db_path, flags).map_err(sql_err(&ctx))?;
+        // A non-database file fails here, at the first read.
+        if !read_only {
+            conn.pragma_update(None, "journal_mode", "WAL").map_err(sql_err(&ctx))?;
+            let sync = match durability {
+                Durability::Full => "FULL",
+                Durability::Normal => "NORMAL",
+                Durability::Off => "OFF",
+            };
+            conn.pragma_update(None, "synchronous", sync).map_err(sql_err(&ctx))?;
+        }
+        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(sql_err(&ctx))?;
+        let has_meta: bool = conn
+            .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'", [], |r| r.get::<_, i64>(0))
+            .map_err(sql_err(&ctx))?
+            > 0;
+        let (dim, metric) = if has_meta {
+            let (sd, sm) = read_meta(&conn, &ctx)?;
+            if let Some(d) = dim {
+                if d != sd {
+                    return Err(Error::invalid_argument(format!("{ctx}: stored dim is {sd}, the options say {d}")));
+                }
+            }
+            if let Some(m) = metric {
+                if m != sm {
+                    return Err(Error::invalid_argument(format!("{ctx}: stored metric is {}, the options say {}", sm.as_str(), m.as_str())));
+                }
+            }
+            (sd, sm)
+        } else if read_only {
+            return Err(Error::Corrupt(format!("{ctx}: no meta table (not a horosvec collection)")));
+        } else {
+            let d = dim.ok_or_else(|| Error::invalid_argument("dim is required to create a collection"))?;
+            let m = metric.unwrap_or(Metric::L2);
+            create_schema(&conn, d, m).map_err(sql_err(&ctx))?;
+            (d, m)
+        };
+        Ok(SqliteStore { dir: dir.to_path_buf(), conn, dim, metric, read_only, _lock: lock })
+    }
+
+    /// The collection directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// True when opened read-only.
+    pub fn read_only(&self) -> bool {
+        self.read_only
+    }
+}
+
+fn create_schema(conn: &Connection, dim: usize, metric: Metric) -> rusqlite::Result<()> {
+    conn.execute_batch(
+        "BEGIN;
+         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+         CREATE TABLE records (
+           id BLOB PRIMARY KEY,
+           seq INTEGER NOT NULL,
+           vector BLOB NOT NULL,
+           metadata TEXT
+         ) WITHOUT ROWID;
+         CREATE INDEX records_seq ON records(seq);",
+    )?;
+    let mut put = conn.prepare("INSERT INTO meta (key, value) VALUES (?1, ?2)")?;
+    put.execute(params!["format", FORMAT_NAME])?;
+    put.execute(params!["format_version", FORMAT_VERSION.to_string()])?;
+    put.execute(params!["dim", dim.to_string()])?;
+    put.execute(params!["metric", metric.as_str()])?;
+    drop(put);
+    conn.execute_batch("COMMIT;")
+}
+
+fn read_meta(conn: &Connection, ctx: &str) -> Result<(usize, Metric)> {
+    let get = |k: &str| -> Result<Option<String>> {
+        conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get::<_, String>(0))
+            .optional()
+            .map_err(sql_err(ctx))
+    };
+    match get("format")?.as_deref() {
+        Some(FORMAT_NAME) => {}
+        other => return Err(Error::Corrupt(format!("{ctx}: meta.format is {other:?}, not {FORMAT_NAME:?}"))),
+    }
+    let version = get("format_version")?.ok_or_else(|| Error::Corrupt(format!("{ctx}: no meta.format_version")))?;
+    if version != FORMAT_VERSION.to_string() {
+        return Err(Error::Version(format!("{ctx}: format version {version}; this build reads {FORMAT_VERSION}")));
+    }
+    let dim = get("dim")?
+        .and_then(|d| d.parse::<usize>().ok())
+        .filter(|&d| d >= 1 && d <= crate::MAX_DIM)
+        .ok_or_else(|| Error::Corrupt(format!("{ctx}: meta.dim missing or out of range")))?;
+    let metric = get("metric")?
+        .and_then(|m| Metric::parse(&m).ok())
+        .ok_or_else(|| Error::Corrupt(format!("{ctx}: meta.metric missing or unknown")))?;
+    Ok((dim, metric))
+}
+
+impl RecordStore for SqliteStore {
+    fn shape(&self) -> (usize, Metric) {
+        (self.dim, self.metric)
+    }
+
+    fn load(&mut self, sink: &mut dyn FnMut(StoredRecord) -> Result<()>) -> Result<()> {
+        let ctx = self.dir.join(DB_FILE).display().to_string();
+        let mut stmt = self.conn.prepare("SELECT id, seq, vector, metadata FROM records ORDER BY seq").map_err(sql_err(&ctx))?;
+        let mut rows = stmt.query([]).map_err(sql_err(&ctx))?;
+        let dim = self.dim;
+        while let Some(row) = rows.next().map_err(sql_err(&ctx))? {
+            let key: Vec<u8> = row.get(0).map_err(|e| Error::Corrupt(format!("{ctx}: record id: {e}")))?;
+            let id = decode_id(&key).ok_or_else(|| Error::Corrupt(format!("{ctx}: undecodable record id {key:02x?}")))?;
+            let seq: i64 = row.get(1).map_err(|e| Error::Corrupt(format!("{ctx}: record seq: {e}")))?;
+            let blob = row.get_ref(2).map_err(sql_err(&ctx))?.as_blob().map_err(|e| Error::Corrupt(format!("{ctx}: vector of {id}: {e}")))?;
+            if blob.len() != dim * 4 || seq < 0 {
+                return Err(Error::Corrupt(format!("{ctx}: record {id} has {} vector bytes (want {}) or seq {seq}", blob.len(), dim * 4)));
+            }
+            let vector: Vec<f32> = blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+            let metadata: Option<String> = row.get(3).map_err(|e| Error::Corrupt(format!("{ctx}: metadata of {id}: {e}")))?;
+            sink(StoredRecord { id, seq: seq as u64, vector, metadata })?;
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self, muts: &[Mutation<'_>]) -> Result<()> {
+        if self.read_only {
+            return Err(Error::ReadOnly);
+        }
+        let ctx = self.dir.join(DB_FILE).display().to_string();
+        let tx = self.conn.transaction().map_err(sql_err(&ctx))?;
+        {
+            let mut put = tx
+                .prepare_cached("INSERT OR REPLACE INTO records (id, seq, vector, metadata) VALUES (?1, ?2, ?3, ?4)")
+                .map_err(sql_err(&ctx))?;
+            let mut del = tx.prepare_cached("DELETE FROM records WHERE id = ?1").map_err(sql_err(&ctx))?;
+            let mut bytes = Vec::new();
+            for m in muts {
+                match *m {
+                    Mutation::Put { id, seq, vector, metadata } => {
+                        bytes.clear();
+                        bytes.extend(vector.iter().flat_map(|x| x.to_le_bytes()));
+                        let seq = i64::try_from(seq).map_err(|_| Error::Internal(format!("seq {seq} out of range")))?;
+                        put.execute(params![encode_id(id), seq, bytes, metadata]).map_err(sql_err(&ctx))?;
+                    }
+                    Mutation::Delete { id } => {
+                        del.execute(params![encode_id(id)]).map_err(sql_err(&ctx))?;
+                    }
+                }
+            }
+        }
+        // Dropping `tx` on an error path above rolls the whole group back.
+        tx.commit().map_err(sql_err(&ctx))
+    }
+}

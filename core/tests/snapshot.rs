@@ -1,0 +1,60 @@
+//! `HVSNAP01` snapshots: round trip with the index, and every damaged form fails with a code.
+
+use std::sync::atomic::AtomicBool;
+
+use horosvec_core::{Collection, ErrorCode, IndexParams, Metric, SearchOptions, VectorId};
+
+fn seeded(n: usize, dim: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed;
+    (0..n * dim)
+        .map(|_| {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((s >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+        })
+        .collect()
+}
+
+fn indexed(n: usize, dim: usize) -> Collection {
+    let mut c = Collection::new(dim, Metric::L2).unwrap();
+    let ids: Vec<VectorId> = (0..n as u64).map(|i| if i % 2 == 0 { VectorId::Int(i) } else { VectorId::Str(format!("s{i}")) }).collect();
+    let meta = (0..n).map(|i| (i % 3 == 0).then(|| format!("{{\"i\":{i}}}"))).collect();
+    c.add(ids, &seeded(n, dim, 3), Some(meta)).unwrap();
+    let (ix, v) = c.build_index(IndexParams { seed: 5, ..IndexParams::default() }, &|_, _| {}, &AtomicBool::new(false)).unwrap();
+    c.install_index(ix, v).unwrap();
+    c
+}
+
+#[test]
+fn round_trip_keeps_records_and_index() {
+    let mut c = indexed(2500, 24);
+    c.delete(&[VectorId::Int(10)]);
+    let bytes = c.to_bytes().unwrap();
+    let mut d = Collection::from_bytes(&bytes).unwrap();
+    assert_eq!(d.len(), 2499);
+    assert!(d.has_index());
+    assert_eq!(d.stats().mode, c.stats().mode);
+    assert_eq!(d.get(&VectorId::from("s3")), c.get(&VectorId::from("s3")));
+    assert_eq!(d.seq_of(&VectorId::Int(12)), c.seq_of(&VectorId::Int(12)));
+    let q = seeded(1, 24, 99);
+    let o = SearchOptions::new(10).unwrap();
+    assert_eq!(d.search(&q, &o).unwrap(), c.search(&q, &o).unwrap());
+    assert_eq!(d.to_bytes().unwrap(), bytes, "a snapshot of a loaded snapshot is the same bytes");
+}
+
+#[test]
+fn damaged_snapshots_fail_with_codes() {
+    let mut c = indexed(2100, 8);
+    let good = c.to_bytes().unwrap();
+    for cut in [0, 7, 8, 12, 40, good.len() / 2, good.len() - 1] {
+        let e = Collection::from_bytes(&good[..cut]).err().unwrap();
+        assert_eq!(e.code(), ErrorCode::Corrupt, "cut at {cut}: {e}");
+    }
+    for at in [16, 30, 200, good.len() - 10] {
+        let mut b = good.clone();
+        b[at] ^= 0x40;
+        assert_eq!(Collection::from_bytes(&b).err().unwrap().code(), ErrorCode::Corrupt, "flip at {at}");
+    }
+    let mut v = good.clone();
+    v[8] = 9;
+    assert_eq!(Collection::from_bytes(&v).err().unwrap().code(), ErrorCode::Version);
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// The long crash test: `node scripts/crash-test.mjs [--kills 300] [--dir PATH] [--seed 1]`.
+// Kills a writing child process with SIGKILL `--kills` times at random moments and checks the
+// collection after each kill (see tests-js/helpers/crash.mjs). Prints one line per kill and a
+// final JSON summary; exits 1 on the first violation. `npm test` runs the same loop 30 times.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { execSync } from 'node:child_process';
+import { crashRounds } from '../tests-js/helpers/crash.mjs';
+
+const { values } = parseArgs({
+  options: {
+    kills: { type: 'string', default: '300' },
+    dir: { type: 'string' },
+    seed: { type: 'string', default: '1' },
+  },
+});
+const dir = values.dir ?? mkdtempSync(join(tmpdir(), 'horosvec-crash-'));
+let medium = 'unknown';
+try {
+  medium = execSync(`df --output=fstype ${JSON.stringify(dir)} | tail -1`, { encoding: 'utf8' }).trim();
+} catch {
+  // df missing: leave unknown
+}
+const t0 = Date.now();
+try {
+  const stats = await crashRounds(dir, Number(values.kills), { seed: Number(values.seed), log: (l) => console.log(l) });
+  console.log(JSON.stringify({ ok: true, ...stats, dir, filesystem: medium, seconds: (Date.now() - t0) / 1000, date: new Date().toISOString() }));
+} catch (e) {
+  console.log(JSON.stringify({ ok: false, error: String(e?.message ?? e), dir, filesystem: medium }));
+  process.exitCode = 1;
+} finally {
+  if (values.dir === undefined && process.exitCode !== 1) rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,82 @@
+// toBytes / fromBytes: one versioned binary snapshot that loads on both backends, index included.
+import { describe, expect, it } from 'vitest';
+import { backends, expectCode } from './helpers/backends.js';
+import { loadSample } from './helpers/sample.js';
+
+const s = loadSample();
+const N = 3000;
+const NQ = 50;
+const base = s.base.subarray(0, N * s.dim);
+const queries = s.queries.data.subarray(0, NQ * s.dim);
+
+function recallOf(approx: { id: unknown }[][], exact: { id: unknown }[][]): number {
+  let hit = 0;
+  approx.forEach((h, q) => {
+    const want = new Set(exact[q].map((x) => x.id));
+    for (const x of h) if (want.has(x.id)) hit++;
+  });
+  return hit / (approx.length * 10);
+}
+
+describe.each(backends)('snapshot made by the %s backend', (_, from) => {
+  it.each(backends)('loads on %s with records, metadata, ids and the index', async (__, to) => {
+    const col = from.Collection.create({ dim: s.dim, metric: 'cosine' });
+    const ids = [...Array(N).keys()].map((i) => (i % 3 === 0 ? `s${i}` : i));
+    await col.add(ids, base, ids.map((id) => ({ id })));
+    await col.buildIndex({ seed: 9 });
+    await col.delete([1, 2]); // a tombstone: consolidated into the snapshot
+    const bytes = await col.toBytes();
+    expect(bytes).toBeInstanceOf(Uint8Array);
+    expect(new TextDecoder().decode(bytes.subarray(0, 8))).toBe('HVSNAP01');
+    const loaded = await to.Collection.fromBytes(bytes);
+    expect(loaded.size).toBe(N - 2);
+    expect(loaded.stats().mode).toBe(col.stats().mode);
+    expect(loaded.get('s3')).toEqual({ vector: base.slice(3 * s.dim, 4 * s.dim), metadata: { id: 's3' } });
+    expect(loaded.get(4)?.metadata).toEqual({ id: 4 });
+    expect(loaded.get(1)).toBeUndefined();
+    const exactA = await col.searchBatch(queries, { k: 10, exact: true });
+    const exactB = await loaded.searchBatch(queries, { k: 10, exact: true });
+    if (from === to) {
+      expect(exactB).toEqual(exactA);
+    } else {
+      // the backends' kernels round differently (FMA or not): same neighbours, distances equal to ~1e-6
+      expect(recallOf(exactB, exactA)).toBeGreaterThanOrEqual(0.99);
+      exactA.forEach((h, q) => h.forEach((x, i) => expect(exactB[q][i].distance).toBeCloseTo(x.distance, 5)));
+    }
+    const approx = await loaded.searchBatch(queries, { k: 10, ef: 64 });
+    expect(recallOf(approx, exactA)).toBeGreaterThanOrEqual(0.9);
+    // a snapshot of the loaded collection is the same bytes
+    expect(Buffer.from(await loaded.toBytes()).equals(Buffer.from(bytes))).toBe(true);
+    await col.close();
+    await loaded.close();
+  });
+});
+
+describe.each(backends)('%s: bad snapshots', (_, hv) => {
+  it('give HV_CORRUPT / HV_VERSION / HV_INVALID_ARGUMENT and never crash', async () => {
+    const col = hv.Collection.create({ dim: 4 });
+    await col.add(['a', 1], [[1, 2, 3, 4], [4, 3, 2, 1]], [{ x: 1 }, null]);
+    const good = await col.toBytes();
+    expect((await hv.Collection.fromBytes(good)).size).toBe(2);
+    const flipped = good.slice();
+    flipped[40] ^= 0x10;
+    await expectCode(hv.Collection.fromBytes(flipped), 'HV_CORRUPT');
+    for (const cut of [0, 5, 12, 30, good.length - 1]) {
+      await expectCode(hv.Collection.fromBytes(good.subarray(0, cut)), 'HV_CORRUPT');
+    }
+    const v2 = good.slice();
+    v2[8] = 2;
+    await expectCode(hv.Collection.fromBytes(v2), 'HV_VERSION');
+    await expectCode(hv.Collection.fromBytes(new TextEncoder().encode('HVSNAP01 but then garbage')), 'HV_VERSION');
+    const garbage = new Uint8Array(64).fill(7);
+    garbage.set(new TextEncoder().encode('HVSNAP01'));
+    garbage.set([1, 0, 0, 0], 8);
+    await expectCode(hv.Collection.fromBytes(garbage), 'HV_CORRUPT');
+    await expectCode(hv.Collection.fromBytes([1, 2, 3] as never), 'HV_INVALID_ARGUMENT');
+    // an empty collection round-trips
+    const empty = hv.Collection.create({ dim: 2, metric: 'ip' });
+    const e = await hv.Collection.fromBytes(await empty.toBytes());
+    expect(e.size).toBe(0);
+    expect(e.metric).toBe('ip');
+  });
+});
