@@ -77,8 +77,8 @@ for (const ds of DATASETS) {
   out.push(`## ${ds}`);
   out.push('');
   out.push('Commands, from the repository root, starting from empty files; each of the three bench commands ran');
-  out.push('several times (see the runs below), appending, in a rotated order (run 1: horosvec native, wasm, hnswlib;');
-  out.push('run 2: hnswlib, native, wasm; run 3: wasm, hnswlib, native), one at a time with nothing else of ours running:');
+  out.push('several times (see the runs below and their dates), appending, in a different order each time, one at a');
+  out.push('time with nothing else of ours running:');
   out.push('');
   out.push('```sh');
   const allRecs = recs.flatMap((x) => x.recs);
