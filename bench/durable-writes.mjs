@@ -6,7 +6,7 @@
 //
 // Usage: node bench/durable-writes.mjs [--dir PATH (default: a temp dir under the OS tmpdir)]
 //          [--count 2000] [--concurrency 64] [--durability full,normal,off]
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
 import { join, dirname } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -79,6 +79,8 @@ for (const durability of values.durability.split(',')) {
     const s = Number(process.hrtime.bigint() - t0) / 1e9;
     if (col.size !== count) throw new Error(`${col.size} records after ${count} adds`);
     await col.close();
+    // bytes on disk after close (SQLite checkpoints the WAL into the database at close)
+    const diskBytes = readdirSync(dir).reduce((t, f) => t + statSync(join(dir, f)).size, 0);
     const rec = {
       bench: 'durable-writes',
       engine: 'horosvec',
@@ -91,6 +93,8 @@ for (const durability of values.durability.split(',')) {
       dim,
       seconds: Number(s.toFixed(4)),
       writes_per_s: Math.round(count / s),
+      disk_bytes_per_vector: Math.round(diskBytes / count),
+      raw_f32_bytes_per_vector: dim * 4,
       ...where,
       git_rev: git,
       date: new Date().toISOString(),

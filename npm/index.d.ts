@@ -65,6 +65,27 @@ export type VectorBatch = ArrayLike<number> | ReadonlyArray<ArrayLike<number>>;
 /** Any JSON-serialisable value (stored as JSON text; comes back through `JSON.parse`). */
 export type Metadata = unknown;
 
+/** What `importGraph` kept and dropped. */
+export interface GraphImportReport {
+  nodes: number;
+  edges: number;
+  /** `0xFFFFFFFF` entries skipped. */
+  padding: number;
+  selfLoops: number;
+  duplicates: number;
+}
+
+/** A graph in the import/export format. */
+export interface ExportedGraph {
+  /** `ids.length × degree` neighbour ids (node numbers), row-major, `0xFFFFFFFF` padding. */
+  adjacency: Uint32Array;
+  degree: number;
+  /** Entry node of the search. */
+  entry: number;
+  /** The record id of each node. */
+  ids: Id[];
+}
+
 /** Options of `Collection.open`. */
 export interface OpenOptions {
   /** Dimension: required to create; must match the stored one when given. */
@@ -269,6 +290,25 @@ export declare class Collection<M = Metadata> {
 
   /** Facts about the collection. */
   stats(): CollectionStats;
+  /**
+   * Installs an index whose graph was built elsewhere (e.g. cuVS CAGRA on a GPU): `adjacency` is
+   * `n × degree` neighbour ids, row-major, padded with `0xFFFFFFFF`, where node `i` is the
+   * collection's `i`-th record in insertion order and `n` its size. Padding, self loops and
+   * repeated neighbours are skipped and counted; `entry` defaults to the record nearest the
+   * centroid; R becomes `degree`; the RaBitQ codes are computed from the records. Replaces any
+   * index. `exportGraph` writes the same format.
+   * @throws `HV_INVALID_ARGUMENT` (length not `n × degree`, a neighbour or entry ≥ n, empty
+   * collection, bad option); nothing changes.
+   */
+  importGraph(graph: { adjacency: Uint32Array; degree: number; entry?: number } & Omit<IndexOptions, 'R' | 'onProgress' | 'signal'>): Promise<GraphImportReport>;
+
+  /**
+   * The index graph as `ids.length × degree` neighbour ids (row-major, `0xFFFFFFFF` padding) over
+   * the records in insertion order, the entry node and each node's id. Tombstones are
+   * consolidated first. @throws `HV_INVALID_ARGUMENT` without an index.
+   */
+  exportGraph(): Promise<ExportedGraph>;
+
   /**
    * A versioned binary snapshot (format `HVSNAP01`, `docs/format.md`): every record (id,
    * vector, metadata, insertion order) and the index graph if one is built (tombstones are

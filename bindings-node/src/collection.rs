@@ -9,11 +9,11 @@ use std::sync::{Arc, RwLock};
 use horosvec_core::durable::{DurableCollection, WriteRequest};
 use horosvec_core::store::{Durability, SqliteStore};
 use horosvec_core::{Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
-use napi::bindgen_prelude::{AsyncTask, Buffer, Float32Array, ToNapiValue, TypeName, Uint8Array};
+use napi::bindgen_prelude::{AsyncTask, Buffer, Float32Array, ToNapiValue, TypeName, Uint32Array, Uint8Array};
 use napi::{Env, Task};
 use napi_derive::napi;
 
-use crate::convert::{hits_out, id_in, ids_in, JsId, JsIds, RawHits, RawRecord, RawStats};
+use crate::convert::{exported_out, hits_out, id_in, ids_in, report_out, JsId, JsIds, RawExportedGraph, RawHits, RawImportReport, RawRecord, RawStats};
 use crate::error::{guard, to_napi};
 
 type Shared = Arc<RwLock<Option<Collection>>>;
@@ -88,6 +88,15 @@ pub struct RawSearchOptions {
     pub ef: Option<f64>,
     pub rerank: Option<f64>,
     pub exact: Option<bool>,
+}
+
+/// A non-negative integer argument up to `max`.
+fn int_arg(name: &str, v: f64, max: f64) -> horosvec_core::Result<f64> {
+    if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v <= max {
+        Ok(v)
+    } else {
+        Err(Error::invalid_argument(format!("{name} must be a non-negative integer, got {v}")))
+    }
 }
 
 fn search_opts(o: &RawSearchOptions) -> horosvec_core::Result<SearchOptions> {
@@ -204,6 +213,27 @@ impl CoreCollection {
             let n = c.len();
             Ok(CoreCollection::from_parts(Arc::new(RwLock::new(Some(c))), n, None))
         })
+    }
+
+    /// Installs an index from an external graph (`n × degree` u32 adjacency, 0xFFFFFFFF padding;
+    /// node i = the i-th record in insertion order), on a worker thread. Inputs are copied first.
+    #[napi(catch_unwind, ts_return_type = "Promise<RawImportReport>")]
+    pub fn import_graph_async(&self, adjacency: Uint32Array, degree: f64, entry: Option<f64>, params: RawIndexParams) -> AsyncTask<Job<RawImportReport>> {
+        let s = self.inner.clone();
+        let adjacency = adjacency.to_vec();
+        Job::new(move || {
+            let p = IndexParams::from_f64(params.r, params.l, params.alpha, params.passes, params.bits, params.seed)?;
+            let degree = int_arg("degree", degree, u32::MAX as f64)? as usize;
+            let entry = entry.map(|e| int_arg("entry", e, u32::MAX as f64 - 1.0)).transpose()?.map(|e| e as u32);
+            write(&s, |c| c.import_graph(&adjacency, degree, entry, p)).map(report_out)
+        })
+    }
+
+    /// The index graph as a padded adjacency over the records in insertion order, on a worker thread.
+    #[napi(catch_unwind, ts_return_type = "Promise<RawExportedGraph>")]
+    pub fn export_graph_async(&self) -> AsyncTask<Job<RawExportedGraph>> {
+        let s = self.inner.clone();
+        Job::new(move || write(&s, |c| c.export_graph()).map(exported_out))
     }
 
     /// True for a collection opened from a directory.

@@ -85,3 +85,43 @@ pub struct RawStats {
     pub index_bytes_per_vector: f64,
     pub tombstones: f64,
 }
+
+/// What `importGraph` kept and dropped (see `horosvec_core::collection::ImportReport`).
+#[napi(object)]
+pub struct RawImportReport {
+    pub nodes: f64,
+    pub edges: f64,
+    pub padding: f64,
+    pub self_loops: f64,
+    pub duplicates: f64,
+}
+
+/// An exported graph: `adjacency` is `ids.length × degree`, padded with 0xFFFFFFFF.
+#[napi(object)]
+pub struct RawExportedGraph {
+    pub adjacency: Uint32Array,
+    pub degree: u32,
+    pub entry: u32,
+    pub ids: Vec<JsId>,
+}
+
+/// Core export → JS.
+pub fn exported_out(g: horosvec_core::collection::ExportedGraph) -> RawExportedGraph {
+    RawExportedGraph {
+        adjacency: Uint32Array::new(g.adjacency),
+        degree: g.degree as u32,
+        entry: g.entry,
+        ids: g.ids.into_iter().map(id_out).collect(),
+    }
+}
+
+/// Core import report → JS.
+pub fn report_out(r: horosvec_core::collection::ImportReport) -> RawImportReport {
+    RawImportReport {
+        nodes: r.nodes as f64,
+        edges: r.edges as f64,
+        padding: r.padding as f64,
+        self_loops: r.self_loops as f64,
+        duplicates: r.duplicates as f64,
+    }
+}

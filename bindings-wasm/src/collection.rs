@@ -66,6 +66,31 @@ impl CoreCollection {
         self.col_mut()?.to_bytes().map_err(err)
     }
 
+    /// Installs an index from an external graph (see the Node binding's `importGraphAsync`).
+    #[wasm_bindgen(js_name = importGraph)]
+    pub fn import_graph(&mut self, adjacency: Vec<u32>, degree: f64, entry: Option<f64>, params: JsValue) -> Result<JsValue, JsValue> {
+        let get = |k: &str| js_sys::Reflect::get(&params, &k.into()).ok().and_then(|v| v.as_f64());
+        let p = IndexParams::from_f64(get("r"), get("l"), get("alpha"), get("passes"), get("bits"), get("seed")).map_err(err)?;
+        let int = |name: &str, v: f64| -> Result<u32, JsValue> {
+            if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v < u32::MAX as f64 {
+                Ok(v as u32)
+            } else {
+                Err(err(Error::invalid_argument(format!("{name} must be a non-negative integer, got {v}"))))
+            }
+        };
+        let degree = int("degree", degree)? as usize;
+        let entry = entry.map(|e| int("entry", e)).transpose()?;
+        let r = self.col_mut()?.import_graph(&adjacency, degree, entry, p).map_err(err)?;
+        Ok(crate::convert::report_out(&r))
+    }
+
+    /// The index graph as a padded adjacency over the records in insertion order.
+    #[wasm_bindgen(js_name = exportGraph)]
+    pub fn export_graph(&mut self) -> Result<JsValue, JsValue> {
+        let g = self.col_mut()?.export_graph().map_err(err)?;
+        Ok(crate::convert::exported_out(&g))
+    }
+
     /// Number of records.
     #[wasm_bindgen(getter)]
     pub fn size(&self) -> Result<f64, JsValue> {

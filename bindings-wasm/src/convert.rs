@@ -115,3 +115,28 @@ pub fn stats_out(s: &horosvec_core::Stats) -> JsValue {
     set(&o, "tombstones", &(s.tombstones as f64).into());
     o.into()
 }
+
+/// Import report → `{ nodes, edges, padding, selfLoops, duplicates }`.
+pub fn report_out(r: &horosvec_core::collection::ImportReport) -> JsValue {
+    let o = Object::new();
+    set(&o, "nodes", &(r.nodes as f64).into());
+    set(&o, "edges", &(r.edges as f64).into());
+    set(&o, "padding", &(r.padding as f64).into());
+    set(&o, "selfLoops", &(r.self_loops as f64).into());
+    set(&o, "duplicates", &(r.duplicates as f64).into());
+    o.into()
+}
+
+/// Exported graph → `{ adjacency: Uint32Array, degree, entry, ids }`.
+pub fn exported_out(g: &horosvec_core::collection::ExportedGraph) -> JsValue {
+    let ids = Array::new_with_length(g.ids.len() as u32);
+    for (i, id) in g.ids.iter().enumerate() {
+        ids.set(i as u32, id_out(id));
+    }
+    let o = Object::new();
+    set(&o, "adjacency", &js_sys::Uint32Array::from(&g.adjacency[..]));
+    set(&o, "degree", &(g.degree as f64).into());
+    set(&o, "entry", &f64::from(g.entry).into());
+    set(&o, "ids", &ids);
+    o.into()
+}

@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { readVecs } from './vecs.js';
+import { runImport, runExport, IMPORT_USAGE, EXPORT_USAGE } from './graph-io.js';
 
 const PKG_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const REPO_DIR = resolve(PKG_DIR, '..');
@@ -43,6 +44,8 @@ const USAGE =
   '                      [--k 10] [--n N] [--nq NQ] [--batch 64] [--warmup 50] [--seconds 3] [--json]\n' +
   '                      [--index vamana [--R 32] [--L 64] [--alpha 1.1] [--passes 1] [--bits auto] [--seed 42] [--ef LIST]]\n' +
   '                      [--engine hnswlib [--M 16] [--efConstruction 200] [--seed 42] [--ef LIST]]\n' +
+  `       ${IMPORT_USAGE.slice(7)}\n` +
+  `       ${EXPORT_USAGE.slice(7)}\n` +
   '       horosvec --help | --version';
 
 const SHORT_USAGE =
@@ -1183,6 +1186,11 @@ async function main(argv) {
     }
     await bench(opts);
     return 0;
+  }
+  if (cmd === 'import' || cmd === 'export') {
+    const lib = await import('horosvec');
+    const usage = (msg) => new UsageError(msg);
+    return cmd === 'import' ? runImport(rest, lib, usage) : runExport(rest, lib, usage);
   }
   if (cmd === 'help') {
     process.stdout.write(HELP);

@@ -95,6 +95,35 @@ export function makeApi(raw) {
       return new Collection(rawCol, CREATE);
     }
 
+    importGraph(graph) {
+      let adjacency, degree, entry, params;
+      try {
+        this.#open();
+        if (graph === null || typeof graph !== 'object') throw hvError('HV_INVALID_ARGUMENT', 'importGraph needs { adjacency: Uint32Array, degree, entry? }');
+        const { adjacency: a, degree: d, entry: e, ...rest } = graph;
+        if (!(a instanceof Uint32Array)) throw hvError('HV_INVALID_ARGUMENT', 'adjacency must be a Uint32Array of n × degree neighbour ids (0xFFFFFFFF = padding)');
+        if (typeof d !== 'number') throw hvError('HV_INVALID_ARGUMENT', `degree must be a positive integer, got ${typeof d}`);
+        if (e !== undefined && typeof e !== 'number') throw hvError('HV_INVALID_ARGUMENT', `entry must be a node number, got ${typeof e}`);
+        [adjacency, degree, entry] = [a, d, e];
+        [params] = toIndexOptions(rest);
+      } catch (e) {
+        return Promise.reject(toHvError(e));
+      }
+      const start = (r) => (native ? r.importGraphAsync(adjacency, degree, entry, params) : r.importGraph(adjacency, degree, entry, params));
+      return this.#call(true, start, () => {
+        adjacency = adjacency.slice();
+      }, true).then((rep) => ({ nodes: rep.nodes, edges: rep.edges, padding: rep.padding, selfLoops: rep.selfLoops, duplicates: rep.duplicates }));
+    }
+
+    exportGraph() {
+      return this.#call(false, (r) => (native ? r.exportGraphAsync() : r.exportGraph()), () => {}).then((g) => ({
+        adjacency: g.adjacency,
+        degree: g.degree,
+        entry: g.entry,
+        ids: g.ids,
+      }));
+    }
+
     toBytes() {
       return this.#call(false, (r) => (native ? r.toBytesAsync() : r.toBytes()), () => {}).then((b) =>
         // a plain Uint8Array on both backends (a Buffer is one, but may share a pooled ArrayBuffer)

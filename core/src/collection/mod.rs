@@ -7,6 +7,10 @@
 //! first) and keeps results deterministic whatever the physical row order. Every mutation
 //! validates its whole batch before changing anything, so a failed call changes nothing.
 
+mod graph_io;
+
+pub use graph_io::{ExportedGraph, ImportReport, NO_NEIGHBOR};
+
 use std::collections::{HashMap, HashSet};
 
 use std::sync::atomic::AtomicBool;
@@ -319,7 +323,7 @@ impl Collection {
         if ids.is_empty() {
             return Err(Error::invalid_argument("empty batch: give at least one id and vector"));
         }
-        if vectors.len() % self.dim != 0 {
+        if !vectors.len().is_multiple_of(self.dim) {
             return Err(Error::BatchShape { dim: self.dim, len: vectors.len() });
         }
         let n = vectors.len() / self.dim;
@@ -787,7 +791,7 @@ impl Collection {
         if queries.is_empty() {
             return Err(Error::invalid_argument("empty batch: give at least one query"));
         }
-        if queries.len() % self.dim != 0 {
+        if !queries.len().is_multiple_of(self.dim) {
             return Err(Error::BatchShape { dim: self.dim, len: queries.len() });
         }
         let mut prepared = Vec::with_capacity(queries.len());

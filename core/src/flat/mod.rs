@@ -169,10 +169,10 @@ fn scan_chunk(view: &FlatView<'_>, queries: &[f32], k: usize) -> Vec<Vec<Hit>> {
             let cnt = (nq - g).min(4);
             match view.metric {
                 Metric::L1 => {
-                    for j in g..g + cnt {
+                    for (j, top) in tops.iter_mut().enumerate().skip(g).take(cnt) {
                         for i in start..end {
                             if view.deleted.is_empty() || !view.deleted[i] {
-                                tops[j].push(view.distance(q(j), i), view.seqs[i], i as u32);
+                                top.push(view.distance(q(j), i), view.seqs[i], i as u32);
                             }
                         }
                     }

@@ -29,7 +29,7 @@ impl PartialEq for Hit {
 impl Eq for Hit {}
 impl PartialOrd for Hit {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.key_cmp(other))
+        Some(self.cmp(other))
     }
 }
 impl Ord for Hit {

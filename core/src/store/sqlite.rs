@@ -173,7 +173,7 @@ fn read_meta(conn: &Connection, ctx: &str) -> Result<(usize, Metric)> {
     }
     let dim = get("dim")?
         .and_then(|d| d.parse::<usize>().ok())
-        .filter(|&d| d >= 1 && d <= crate::MAX_DIM)
+        .filter(|d| (1..=crate::MAX_DIM).contains(d))
         .ok_or_else(|| Error::Corrupt(format!("{ctx}: meta.dim missing or out of range")))?;
     let metric = get("metric")?
         .and_then(|m| Metric::parse(&m).ok())
