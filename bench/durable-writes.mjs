@@ -6,7 +6,7 @@
 //
 // Usage: node bench/durable-writes.mjs [--dir PATH (default: a temp dir under the OS tmpdir)]
 //          [--count 2000] [--concurrency 64] [--durability full,normal,off]
-import { mkdtempSync, rmSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, readdirSync, statSync, openSync, writeSync, fsyncSync, closeSync, unlinkSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
 import { join, dirname } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -49,7 +49,25 @@ function medium(path) {
   }
 }
 
-const where = medium(parent);
+/** Median time of a 4 KiB write + fsync on `dir` (ms): what one durable commit costs at least. */
+function fsyncMs(dir) {
+  const f = join(dir, 'fsync-probe');
+  const fd = openSync(f, 'w');
+  const buf = Buffer.alloc(4096, 1);
+  const times = [];
+  for (let i = 0; i < 50; i++) {
+    const t = process.hrtime.bigint();
+    writeSync(fd, buf, 0, buf.length, 0);
+    fsyncSync(fd);
+    times.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  closeSync(fd);
+  unlinkSync(f);
+  times.sort((a, b) => a - b);
+  return Number(times[25].toFixed(3));
+}
+
+const where = { ...medium(parent), fsync_ms_median: fsyncMs(parent) };
 const git = (() => {
   try {
     return execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
@@ -78,6 +96,7 @@ for (const durability of values.durability.split(',')) {
     }
     const s = Number(process.hrtime.bigint() - t0) / 1e9;
     if (col.size !== count) throw new Error(`${col.size} records after ${count} adds`);
+    const commits = col.stats().commits;
     await col.close();
     // bytes on disk after close (SQLite checkpoints the WAL into the database at close)
     const diskBytes = readdirSync(dir).reduce((t, f) => t + statSync(join(dir, f)).size, 0);
@@ -93,6 +112,8 @@ for (const durability of values.durability.split(',')) {
       dim,
       seconds: Number(s.toFixed(4)),
       writes_per_s: Math.round(count / s),
+      commits,
+      writes_per_commit: Number((count / commits).toFixed(2)),
       disk_bytes_per_vector: Math.round(diskBytes / count),
       raw_f32_bytes_per_vector: dim * 4,
       ...where,
@@ -108,6 +129,6 @@ for (const durability of values.durability.split(',')) {
 for (const durability of values.durability.split(',')) {
   const seq = results.find((r) => r.durability === durability && r.mode === 'add-sequential');
   const con = results.find((r) => r.durability === durability && r.mode === 'add-concurrent');
-  process.stdout.write(`${JSON.stringify({ bench: 'durable-writes-summary', durability, medium: where.medium, sequential_per_s: seq.writes_per_s, concurrent_per_s: con.writes_per_s, ratio: Number((con.writes_per_s / seq.writes_per_s).toFixed(2)) })}\n`);
+  process.stdout.write(`${JSON.stringify({ bench: 'durable-writes-summary', durability, medium: where.medium, sequential_per_s: seq.writes_per_s, concurrent_per_s: con.writes_per_s, ratio: Number((con.writes_per_s / seq.writes_per_s).toFixed(2)), sequential_commits: seq.commits, concurrent_commits: con.commits, fsync_ms_median: where.fsync_ms_median })}\n`);
 }
 if (values.dir === undefined) rmSync(parent, { recursive: true, force: true });

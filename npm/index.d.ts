@@ -198,6 +198,11 @@ export interface CollectionStats {
   indexBytesPerVector: number;
   /** Deleted records kept as tombstones in the index until consolidation. */
   tombstones: number;
+  /**
+   * Durable collections only: transactions committed since open, one sync each with durability
+   * `'full'`. Group commit makes it smaller than the number of writes acknowledged.
+   */
+  commits?: number;
   backend: 'native' | 'wasm';
   /** Threads used by batch search (1 under wasm). */
   threads: number;

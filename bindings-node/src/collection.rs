@@ -242,6 +242,12 @@ impl CoreCollection {
         self.durable.is_some()
     }
 
+    /// Durable collections: transactions committed since open (0 otherwise).
+    #[napi(getter)]
+    pub fn commits(&self) -> f64 {
+        self.durable.as_ref().map_or(0.0, |d| d.commits() as f64)
+    }
+
     /// A durable write: `kind` "add" | "upsert" | "delete"; resolves to the number of records
     /// written (deleted) once it is durable. Inputs are copied before the call returns.
     #[napi(catch_unwind, ts_return_type = "Promise<number>")]

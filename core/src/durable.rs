@@ -22,6 +22,7 @@
 //! Readers never wait for the sync (it happens outside the lock); a reader may observe a write
 //! of the group being synced before the writer is told it is durable.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
@@ -74,6 +75,7 @@ pub struct DurableCollection {
     tx: Mutex<Option<Sender<Msg>>>,
     worker: Mutex<Option<JoinHandle<()>>>,
     read_only: bool,
+    commits: Arc<AtomicU64>,
 }
 
 impl DurableCollection {
@@ -85,18 +87,20 @@ impl DurableCollection {
     pub fn open<S: RecordStore + 'static>(mut store: S, read_only: bool) -> Result<DurableCollection> {
         let col = load(&mut store)?;
         let shared: SharedCollection = Arc::new(RwLock::new(Some(col)));
+        let commits = Arc::new(AtomicU64::new(0));
         let (tx, worker) = if read_only {
             (None, None)
         } else {
             let (tx, rx) = channel::<Msg>();
             let s = shared.clone();
+            let c = commits.clone();
             let handle = std::thread::Builder::new()
                 .name("horosvec-commit".into())
-                .spawn(move || committer(store, s, rx))
+                .spawn(move || committer(store, s, rx, &c))
                 .map_err(|e| Error::Io(format!("cannot start the commit thread: {e}")))?;
             (Some(tx), Some(handle))
         };
-        Ok(DurableCollection { shared, tx: Mutex::new(tx), worker: Mutex::new(worker), read_only })
+        Ok(DurableCollection { shared, tx: Mutex::new(tx), worker: Mutex::new(worker), read_only, commits })
     }
 
     /// The shared in-memory collection (searches take its read lock).
@@ -107,6 +111,12 @@ impl DurableCollection {
     /// True when opened read-only.
     pub fn read_only(&self) -> bool {
         self.read_only
+    }
+
+    /// Transactions committed since open (one sync each under `Durability::Full`); with group
+    /// commit, fewer than the writes acknowledged.
+    pub fn commits(&self) -> u64 {
+        self.commits.load(Ordering::Relaxed)
     }
 
     /// Queues a write; `reply` is called (on the committer thread) once it is durable, or with
@@ -175,7 +185,7 @@ enum Applied {
     Delete { ids: Vec<VectorId> },
 }
 
-fn committer<S: RecordStore>(mut store: S, shared: SharedCollection, rx: Receiver<Msg>) {
+fn committer<S: RecordStore>(mut store: S, shared: SharedCollection, rx: Receiver<Msg>, commits: &AtomicU64) {
     while let Ok(first) = rx.recv() {
         let mut msgs = vec![first];
         while msgs.len() < MAX_GROUP {
@@ -230,6 +240,9 @@ fn committer<S: RecordStore>(mut store: S, shared: SharedCollection, rx: Receive
         // 3. answer
         match result {
             Ok(()) => {
+                if !done.is_empty() {
+                    commits.fetch_add(1, Ordering::Relaxed);
+                }
                 for (_, reply, n) in done {
                     reply(Ok(n));
                 }

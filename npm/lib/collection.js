@@ -208,7 +208,10 @@ export function makeApi(raw) {
     }
 
     stats() {
-      return guard(() => ({ ...this.#open().stats(), backend, threads: raw.threads() }));
+      return guard(() => {
+        const r = this.#open();
+        return { ...r.stats(), backend, threads: raw.threads(), ...(this.#durable ? { commits: r.commits } : {}) };
+      });
     }
 
     #write(method, ids, vectors, metadata) {

@@ -141,12 +141,11 @@ fn create_schema(conn: &Connection, dim: usize, metric: Metric) -> rusqlite::Res
         "BEGIN;
          CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
          CREATE TABLE records (
-           id BLOB PRIMARY KEY,
-           seq INTEGER NOT NULL,
+           seq INTEGER PRIMARY KEY,
+           id BLOB NOT NULL UNIQUE,
            vector BLOB NOT NULL,
            metadata TEXT
-         ) WITHOUT ROWID;
-         CREATE INDEX records_seq ON records(seq);",
+         );",
     )?;
     let mut put = conn.prepare("INSERT INTO meta (key, value) VALUES (?1, ?2)")?;
     put.execute(params!["format", FORMAT_NAME])?;
