@@ -13,20 +13,10 @@
 //          [--rounds 10] [--frac 0.1] [--ef 64] [--k 10] [--seed 7] [--json]
 // HOROSVEC_FORCE_WASM=1 measures the wasm backend.
 import { parseArgs } from 'node:util';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execSync } from 'node:child_process';
 import os from 'node:os';
-import { readVecs } from '../npm/cli/vecs.js';
 import * as hv from 'horosvec';
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const DATASETS = {
-  sample: { dir: join(ROOT, 'data', 'sample'), base: 'base.f16vecs', queries: 'queries.fvecs', metric: 'cosine' },
-  minilm384: { dir: join(ROOT, '..', 'shared', 'data', 'minilm384'), base: 'base.fvecs', queries: 'query.fvecs', metric: 'cosine' },
-  glove50: { dir: join(ROOT, '..', 'shared', 'data', 'glove50'), base: 'base.fvecs', queries: 'query.fvecs', metric: 'cosine' },
-  sift128: { dir: join(ROOT, '..', 'shared', 'data', 'sift128'), base: 'base.fvecs', queries: 'query.fvecs', metric: 'l2' },
-};
+import { ROOT, loadDataset } from './datasets.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -41,10 +31,9 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
   },
 });
-const ds = DATASETS[values.dataset];
-if (ds === undefined) throw new Error(`unknown --dataset ${values.dataset}`);
-const base = readVecs(join(ds.dir, ds.base));
-const qs = readVecs(join(ds.dir, ds.queries));
+const ds = loadDataset(values.dataset);
+const base = ds.base;
+const qs = ds.queries;
 const dim = base.dim;
 const n = Math.min(values.n === undefined ? base.n : Number(values.n), base.n);
 const nq = Math.min(Number(values.nq), qs.n);

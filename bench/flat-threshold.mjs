@@ -10,18 +10,9 @@
 // Usage: node bench/flat-threshold.mjs [--dataset sample|minilm384] [--sizes 250,500,...]
 //          [--ef 64] [--k 10] [--nq 200] [--seconds 1] [--json]
 import { parseArgs } from 'node:util';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import os from 'node:os';
-import { readVecs } from '../npm/cli/vecs.js';
 import * as hv from 'horosvec';
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const DATASETS = {
-  sample: { dir: join(ROOT, 'data', 'sample'), base: 'base.f16vecs', queries: 'queries.fvecs', metric: 'cosine' },
-  minilm384: { dir: join(ROOT, '..', 'shared', 'data', 'minilm384'), base: 'base.fvecs', queries: 'query.fvecs', metric: 'cosine' },
-  sift128: { dir: join(ROOT, '..', 'shared', 'data', 'sift128'), base: 'base.fvecs', queries: 'query.fvecs', metric: 'l2' },
-};
+import { loadDataset } from './datasets.mjs';
 const { values } = parseArgs({
   options: {
     dataset: { type: 'string', default: 'sample' },
@@ -33,10 +24,9 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
   },
 });
-const ds = DATASETS[values.dataset];
-if (ds === undefined) throw new Error(`unknown --dataset ${values.dataset}`);
-const base = readVecs(join(ds.dir, ds.base));
-const qs = readVecs(join(ds.dir, ds.queries));
+const ds = loadDataset(values.dataset);
+const base = ds.base;
+const qs = ds.queries;
 const { dim } = base;
 const k = Number(values.k);
 const ef = Number(values.ef);
