@@ -3,7 +3,7 @@
 // Kills a writing child process with SIGKILL `--kills` times at random moments and checks the
 // collection after each kill (see tests-js/helpers/crash.mjs). Prints one line per kill and a
 // final JSON summary; exits 1 on the first violation. `npm test` runs the same loop 30 times.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,6 +18,7 @@ const { values } = parseArgs({
   },
 });
 const dir = values.dir ?? mkdtempSync(join(tmpdir(), 'horosvec-crash-'));
+mkdirSync(dir, { recursive: true });
 let medium = 'unknown';
 try {
   medium = execSync(`df --output=fstype ${JSON.stringify(dir)} | tail -1`, { encoding: 'utf8' }).trim();

@@ -40,6 +40,29 @@ describe.each(backends)('%s: importGraph / exportGraph', (_, hv) => {
     expect((await b.search(base.subarray(0, s.dim), { k: 2 })).map((h) => h.id).sort()).toEqual(['d0', 'extra']);
   });
 
+  it('an index with no live record exports an empty graph and stays usable', async () => {
+    const c = hv.Collection.create({ dim: 2 });
+    await c.buildIndex();
+    expect((await c.exportGraph()).ids).toEqual([]);
+    await c.add([1, 2], [[0, 0], [1, 1]]);
+    await c.delete([1, 2]);
+    expect((await c.exportGraph()).adjacency.length).toBe(0);
+    await c.add(3, [2, 2]);
+    expect((await c.search([2, 2], { k: 1 }))[0].id).toBe(3);
+  });
+
+  it('an input buffer detached before a call that waits its turn is rejected with a code', async () => {
+    const c = hv.Collection.create({ dim: 2 });
+    const pending = c.add(1, [0, 0]);
+    const buf = new Float32Array([1, 1]);
+    structuredClone(buf.buffer, { transfer: [buf.buffer] }); // detaches buf
+    const err = await c.add(2, buf).then(() => null, (e) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(err.code).toMatch(/^HV_(INVALID_ARGUMENT|DIM_MISMATCH)$/);
+    await pending;
+    expect(c.size).toBe(1);
+  });
+
   it('skips padding, self loops and repeats; rejects bad shapes without changing anything', async () => {
     const c = hv.Collection.create({ dim: 2 });
     await expectCode(c.importGraph({ adjacency: new Uint32Array(0), degree: 2 }), 'HV_INVALID_ARGUMENT'); // empty collection
@@ -55,6 +78,7 @@ describe.each(backends)('%s: importGraph / exportGraph', (_, hv) => {
     await expectCode(c.importGraph({ adjacency: new Uint32Array(6), degree: 2, entry: 3 }), 'HV_INVALID_ARGUMENT');
     await expectCode(c.importGraph({ adjacency: [1, 2] as never, degree: 2 }), 'HV_INVALID_ARGUMENT');
     await expectCode(c.importGraph({ adjacency: new Uint32Array(0), degree: 0 }), 'HV_INVALID_ARGUMENT');
+    await expectCode(c.importGraph({ adjacency: new Uint32Array(9), degree: 3, R: 3 } as never), 'HV_INVALID_ARGUMENT');
     // the failed imports changed nothing
     expect(await c.exportGraph()).toEqual(first);
   });

@@ -73,6 +73,12 @@ describe.each(backends)('%s: bad snapshots', (_, hv) => {
     garbage.set([1, 0, 0, 0], 8);
     await expectCode(hv.Collection.fromBytes(garbage), 'HV_CORRUPT');
     await expectCode(hv.Collection.fromBytes([1, 2, 3] as never), 'HV_INVALID_ARGUMENT');
+    // short string ids (the smallest records) round-trip
+    const short = hv.Collection.create({ dim: 1 });
+    await short.add(['', 'a', 7], [[1], [2], [3]]);
+    const s2 = await hv.Collection.fromBytes(await short.toBytes());
+    expect(s2.get('')?.vector).toEqual(Float32Array.from([1]));
+    expect(s2.size).toBe(3);
     // an empty collection round-trips
     const empty = hv.Collection.create({ dim: 2, metric: 'ip' });
     const e = await hv.Collection.fromBytes(await empty.toBytes());

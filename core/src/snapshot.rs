@@ -190,8 +190,8 @@ pub fn read(bytes: &[u8]) -> Result<Collection> {
     let metric = metric_from(r.u32("metric")?)?;
     let count = r.u64("count")?;
     let mut col = Collection::new(dim, metric).map_err(|e| Error::Corrupt(format!("snapshot header: {e}")))?;
-    // each record takes at least 1 + 8 + 8 + 4 + 4·dim bytes
-    let min_record = 21 + 4 * dim as u64;
+    // each record takes at least 1 (kind) + 4 (empty string id) + 8 (seq) + 4 (metadata) + 4·dim bytes
+    let min_record = 17 + 4 * dim as u64;
     if count.saturating_mul(min_record) > r.left() as u64 {
         return Err(Error::Corrupt(format!("snapshot announces {count} records, more than its {} bytes can hold", r.left())));
     }

@@ -117,6 +117,19 @@ fn bad_files_and_options_give_stable_codes() {
     assert_eq!(e.code(), ErrorCode::InvalidArgument);
     let e = SqliteStore::open(&dir, None, Some(Metric::Cosine), Durability::Full, false).err().unwrap();
     assert_eq!(e.code(), ErrorCode::InvalidArgument);
+    // a flipped bit inside a stored vector fails the record's checksum
+    {
+        let d = open(&dir);
+        write(&d, put(WriteKind::Add, &[1], 0.0)).unwrap();
+        d.close();
+        let c = rusqlite::Connection::open(dir.join(DB_FILE)).unwrap();
+        let mut v: Vec<u8> = c.query_row("SELECT vector FROM records", [], |r| r.get(0)).unwrap();
+        v[1] ^= 0x01;
+        c.execute("UPDATE records SET vector = ?1", [v]).unwrap();
+    }
+    let s = SqliteStore::open(&dir, None, None, Durability::Full, false).unwrap();
+    let e = DurableCollection::open(s, false).err().unwrap();
+    assert_eq!(e.code(), ErrorCode::Corrupt, "{e}");
     // another format version
     {
         let c = rusqlite::Connection::open(dir.join(DB_FILE)).unwrap();

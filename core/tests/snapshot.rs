@@ -58,3 +58,25 @@ fn damaged_snapshots_fail_with_codes() {
     v[8] = 9;
     assert_eq!(Collection::from_bytes(&v).err().unwrap().code(), ErrorCode::Version);
 }
+
+#[test]
+fn short_string_ids_and_empty_indexes_round_trip() {
+    let mut c = Collection::new(2, Metric::L2).unwrap();
+    c.add(vec![VectorId::from(""), VectorId::from("a"), VectorId::Int(1)], &[0.0, 1.0, 1.0, 0.0, 1.0, 1.0], None).unwrap();
+    let d = Collection::from_bytes(&c.to_bytes().unwrap()).unwrap();
+    assert_eq!(d.len(), 3);
+    assert!(d.contains(&VectorId::from("")));
+    // an index over no live record: export and snapshot work, nothing panics
+    let mut e = Collection::new(2, Metric::L2).unwrap();
+    let (ix, v) = e.build_index(IndexParams::default(), &|_, _| {}, &AtomicBool::new(false)).unwrap();
+    e.install_index(ix, v).unwrap();
+    let g = e.export_graph().unwrap();
+    assert!(g.adjacency.is_empty() && g.ids.is_empty());
+    assert_eq!(Collection::from_bytes(&e.to_bytes().unwrap()).unwrap().len(), 0);
+    let mut f = indexed(2100, 4);
+    let all: Vec<VectorId> = (0..2100u64).map(|i| if i % 2 == 0 { VectorId::Int(i) } else { VectorId::Str(format!("s{i}")) }).collect();
+    f.delete(&all);
+    assert!(f.export_graph().unwrap().ids.is_empty());
+    f.add(vec![VectorId::Int(7)], &[1.0, 2.0, 3.0, 4.0], None).unwrap();
+    assert_eq!(f.len(), 1);
+}

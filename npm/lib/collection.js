@@ -105,6 +105,9 @@ export function makeApi(raw) {
         if (typeof d !== 'number') throw hvError('HV_INVALID_ARGUMENT', `degree must be a positive integer, got ${typeof d}`);
         if (e !== undefined && typeof e !== 'number') throw hvError('HV_INVALID_ARGUMENT', `entry must be a node number, got ${typeof e}`);
         [adjacency, degree, entry] = [a, d, e];
+        for (const k of ['R', 'r', 'onProgress', 'signal']) {
+          if (rest[k] !== undefined) throw hvError('HV_INVALID_ARGUMENT', `importGraph does not take ${k} (R is the degree; the import is not a build)`);
+        }
         [params] = toIndexOptions(rest);
       } catch (e) {
         return Promise.reject(toHvError(e));
@@ -181,7 +184,12 @@ export function makeApi(raw) {
         p = run(() => start(r));
         if (!write) return this.#track(p);
       } else {
-        snapshot();
+        try {
+          snapshot();
+        } catch (e) {
+          // e.g. a detached ArrayBuffer: the copy cannot be made
+          return Promise.reject(hvError('HV_INVALID_ARGUMENT', `an input buffer cannot be read: ${e?.message ?? e}`));
+        }
         p = this.#writeTail.then(() => run(() => start(r)));
       }
       if (write) {

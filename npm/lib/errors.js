@@ -23,6 +23,8 @@ export function toHvError(e) {
     try { err.code = m[1]; return err; } catch { return hvError(m[1], m[2], e); }
   }
   if (e && NAPI_ARG.has(e.code)) return hvError('HV_INVALID_ARGUMENT', msg, e);
+  // an input whose ArrayBuffer was detached (transferred) cannot be read: the caller's mistake
+  if (e instanceof TypeError && /detached/i.test(msg)) return hvError('HV_INVALID_ARGUMENT', msg, e);
   return hvError('HV_INTERNAL', msg, e);
 }
 

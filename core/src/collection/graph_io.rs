@@ -155,7 +155,8 @@ impl Collection {
             adjacency.extend(nb.iter().map(|&v| node_of_row[v as usize]));
             adjacency.extend(std::iter::repeat_n(NO_NEIGHBOR, degree - nb.len()));
         }
-        let entry = node_of_row[g.entry_point() as usize];
+        // an index over no live record exports an empty graph (entry 0 by convention)
+        let entry = node_of_row.get(g.entry_point() as usize).copied().filter(|&e| e != u32::MAX).unwrap_or(0);
         let ids = order.iter().map(|&r| self.ids[r as usize].clone()).collect();
         Ok(ExportedGraph { adjacency, degree, entry, ids })
     }

@@ -702,6 +702,9 @@ impl Collection {
         if self.index.is_some() {
             return Err(Error::Internal("restore_row on an indexed collection".into()));
         }
+        if seq > crate::types::MAX_SAFE_INTEGER {
+            return Err(Error::Corrupt(format!("stored record {id} has insertion sequence {seq} (above 2^53 − 1)")));
+        }
         let inv = self.check_vector(v, 0).map_err(|e| Error::Corrupt(format!("stored record {id}: {e}")))?;
         if self.rows.contains_key(&id) {
             return Err(Error::Corrupt(format!("stored id {id} appears twice")));

@@ -56,6 +56,9 @@ impl SqliteStore {
     pub fn open(dir: &Path, dim: Option<usize>, metric: Option<Metric>, durability: Durability, read_only: bool) -> Result<SqliteStore> {
         let db_path = dir.join(DB_FILE);
         let exists = db_path.exists();
+        // a non-empty write-ahead log next to a database without our schema means committed data
+        // that SQLite could not replay: never create a fresh collection over it
+        let wal_len = fs::metadata(dir.join(format!("{DB_FILE}-wal"))).map_or(0, |m| m.len());
         if !exists && read_only {
             return Err(Error::Io(format!("{}: no collection here (opened read-only, so none is created)", dir.display())));
         }
@@ -101,6 +104,10 @@ impl SqliteStore {
             .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'", [], |r| r.get::<_, i64>(0))
             .map_err(sql_err(&ctx))?
             > 0;
+        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0)).map_err(sql_err(&ctx))?;
+        // an existing but blank database (creation interrupted before its first commit) may be
+        // initialised; anything else without our schema may not
+        let blank = !exists || (tables == 0 && wal_len == 0);
         let (dim, metric) = if has_meta {
             let (sd, sm) = read_meta(&conn, &ctx)?;
             if let Some(d) = dim {
@@ -114,8 +121,10 @@ impl SqliteStore {
                 }
             }
             (sd, sm)
-        } else if read_only {
-            return Err(Error::Corrupt(format!("{ctx}: no meta table (not a horosvec collection)")));
+        } else if read_only || !blank {
+            // an existing file without our schema: never create over it (it may be a collection
+            // whose log was damaged, or another program's database)
+            return Err(Error::Corrupt(format!("{ctx}: no meta table (not a horosvec collection, or damaged)")));
         } else {
             let d = dim.ok_or_else(|| Error::invalid_argument("dim is required to create a collection"))?;
             let m = metric.unwrap_or(Metric::L2);
@@ -144,7 +153,8 @@ fn create_schema(conn: &Connection, dim: usize, metric: Metric) -> rusqlite::Res
            seq INTEGER PRIMARY KEY,
            id BLOB NOT NULL UNIQUE,
            vector BLOB NOT NULL,
-           metadata TEXT
+           metadata TEXT,
+           crc INTEGER NOT NULL
          );",
     )?;
     let mut put = conn.prepare("INSERT INTO meta (key, value) VALUES (?1, ?2)")?;
@@ -154,6 +164,24 @@ fn create_schema(conn: &Connection, dim: usize, metric: Metric) -> rusqlite::Res
     put.execute(params!["metric", metric.as_str()])?;
     drop(put);
     conn.execute_batch("COMMIT;")
+}
+
+/// CRC-32 of a record's stored fields: id key, seq (8 bytes LE), vector bytes, then a 0 byte for
+/// no metadata or a 1 byte and the metadata text. SQLite checks its pages' structure, not their
+/// content, so this is what detects a flipped bit inside a record.
+fn record_crc(key: &[u8], seq: i64, vector: &[u8], metadata: Option<&str>) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    h.update(key);
+    h.update(&seq.to_le_bytes());
+    h.update(vector);
+    match metadata {
+        None => h.update(&[0]),
+        Some(m) => {
+            h.update(&[1]);
+            h.update(m.as_bytes());
+        }
+    }
+    h.finalize()
 }
 
 fn read_meta(conn: &Connection, ctx: &str) -> Result<(usize, Metric)> {
@@ -187,7 +215,7 @@ impl RecordStore for SqliteStore {
 
     fn load(&mut self, sink: &mut dyn FnMut(StoredRecord) -> Result<()>) -> Result<()> {
         let ctx = self.dir.join(DB_FILE).display().to_string();
-        let mut stmt = self.conn.prepare("SELECT id, seq, vector, metadata FROM records ORDER BY seq").map_err(sql_err(&ctx))?;
+        let mut stmt = self.conn.prepare("SELECT id, seq, vector, metadata, crc FROM records ORDER BY seq").map_err(sql_err(&ctx))?;
         let mut rows = stmt.query([]).map_err(sql_err(&ctx))?;
         let dim = self.dim;
         while let Some(row) = rows.next().map_err(sql_err(&ctx))? {
@@ -200,6 +228,10 @@ impl RecordStore for SqliteStore {
             }
             let vector: Vec<f32> = blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
             let metadata: Option<String> = row.get(3).map_err(|e| Error::Corrupt(format!("{ctx}: metadata of {id}: {e}")))?;
+            let crc: i64 = row.get(4).map_err(|e| Error::Corrupt(format!("{ctx}: checksum of {id}: {e}")))?;
+            if crc != i64::from(record_crc(&key, seq, blob, metadata.as_deref())) {
+                return Err(Error::Corrupt(format!("{ctx}: record {id} fails its checksum (damaged on disk)")));
+            }
             sink(StoredRecord { id, seq: seq as u64, vector, metadata })?;
         }
         Ok(())
@@ -213,7 +245,7 @@ impl RecordStore for SqliteStore {
         let tx = self.conn.transaction().map_err(sql_err(&ctx))?;
         {
             let mut put = tx
-                .prepare_cached("INSERT OR REPLACE INTO records (id, seq, vector, metadata) VALUES (?1, ?2, ?3, ?4)")
+                .prepare_cached("INSERT OR REPLACE INTO records (id, seq, vector, metadata, crc) VALUES (?1, ?2, ?3, ?4, ?5)")
                 .map_err(sql_err(&ctx))?;
             let mut del = tx.prepare_cached("DELETE FROM records WHERE id = ?1").map_err(sql_err(&ctx))?;
             let mut bytes = Vec::new();
@@ -223,7 +255,9 @@ impl RecordStore for SqliteStore {
                         bytes.clear();
                         bytes.extend(vector.iter().flat_map(|x| x.to_le_bytes()));
                         let seq = i64::try_from(seq).map_err(|_| Error::Internal(format!("seq {seq} out of range")))?;
-                        put.execute(params![encode_id(id), seq, bytes, metadata]).map_err(sql_err(&ctx))?;
+                        let key = encode_id(id);
+                        let crc = record_crc(&key, seq, &bytes, metadata);
+                        put.execute(params![key, seq, bytes, metadata, crc]).map_err(sql_err(&ctx))?;
                     }
                     Mutation::Delete { id } => {
                         del.execute(params![encode_id(id)]).map_err(sql_err(&ctx))?;
