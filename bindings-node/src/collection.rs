@@ -10,6 +10,7 @@ use horosvec_core::durable::{DurableCollection, WriteRequest};
 use horosvec_core::store::{Durability, SqliteStore};
 use horosvec_core::{Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
 use napi::bindgen_prelude::{AsyncTask, Buffer, Float32Array, ToNapiValue, TypeName, Uint32Array, Uint8Array};
+use napi::bindgen_prelude::Object;
 use napi::{Env, Task};
 use napi_derive::napi;
 
@@ -90,6 +91,21 @@ pub struct RawSearchOptions {
     pub exact: Option<bool>,
 }
 
+/// A durable write request from the raw arguments (copied here, on the JS thread).
+fn build_request(kind: &str, ids: JsIds, vectors: Option<Float32Array>, metadata: Option<Vec<Option<String>>>) -> horosvec_core::Result<WriteRequest> {
+    let ids = ids_in(ids)?;
+    match kind {
+        "delete" => Ok(WriteRequest::Delete { ids }),
+        "add" | "upsert" => Ok(WriteRequest::Put {
+            kind: if kind == "add" { WriteKind::Add } else { WriteKind::Upsert },
+            ids,
+            vectors: vectors.map(|v| v.to_vec()).unwrap_or_default(),
+            metadata,
+        }),
+        other => Err(Error::invalid_argument(format!("unknown write kind {other:?}"))),
+    }
+}
+
 /// A non-negative integer argument up to `max`.
 fn int_arg(name: &str, v: f64, max: f64) -> horosvec_core::Result<f64> {
     if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v <= max {
@@ -119,39 +135,13 @@ impl CoreCollection {
         }
     }
 
-    /// A durable write: queued to the committer here, on the JS thread, so writes keep their
-    /// call order and concurrent ones share one commit; the worker thread only waits for the
-    /// answer (after the sync).
-    fn durable_job(&self, d: &Arc<DurableCollection>, req: horosvec_core::Result<WriteRequest>) -> AsyncTask<Job<u32>> {
-        let (tx, rx) = std::sync::mpsc::channel();
-        match req {
-            Ok(req) => d.submit(req, Box::new(move |r| {
-                let _ = tx.send(r);
-            })),
-            Err(e) => {
-                let _ = tx.send(Err(e));
-            }
-        }
-        let s = self.inner.clone();
-        let size = self.size.clone();
-        Job::new(move || {
-            let n = rx.recv().map_err(|_| Error::Closed)??;
-            if let Ok(g) = s.read() {
-                if let Some(c) = g.as_ref() {
-                    size.store(c.len(), Ordering::Release);
-                }
-            }
-            Ok(n as u32)
-        })
-    }
-
     /// A write: inputs are converted and copied here, on the JS thread (the caller's buffers are
     /// free again when the call returns); validation runs on a worker under the read lock, and
     /// only the final commit takes the write lock, so searches are held up as little as possible.
     fn write_job(&self, kind: WriteKind, ids: JsIds, vectors: Float32Array, metadata: Option<Vec<Option<String>>>) -> AsyncTask<Job<()>> {
         if self.durable.is_some() {
-            // the JS layer sends durable writes to `submitAsync`
-            return Job::new(|| Err(Error::Internal("durable collection: use submitAsync".into())));
+            // the JS layer sends durable writes to `submit`
+            return Job::new(|| Err(Error::Internal("durable collection: use submit".into())));
         }
         let s = self.inner.clone();
         let size = self.size.clone();
@@ -236,6 +226,43 @@ impl CoreCollection {
         Job::new(move || write(&s, |c| c.export_graph()).map(exported_out))
     }
 
+    /// A durable write: `kind` "add" | "upsert" | "delete"; resolves to the number of records
+    /// written (deleted) once it is durable. Inputs are copied and the request is queued to the
+    /// committer before the call returns, so writes keep their call order and concurrent ones
+    /// share a commit; the Promise is settled from the committer thread (no libuv worker waits).
+    #[napi(catch_unwind, ts_return_type = "Promise<number>")]
+    pub fn submit<'env>(&self, env: &'env Env, kind: String, ids: JsIds, vectors: Option<Float32Array>, metadata: Option<Vec<Option<String>>>) -> napi::Result<Object<'env>> {
+        let (deferred, promise) = env.create_deferred()?;
+        let fail = |e: Error| -> napi::Result<Object<'env>> { Err(to_napi(e)) };
+        let Some(d) = self.durable.clone() else {
+            return fail(Error::invalid_argument("submit needs a collection opened from a directory"));
+        };
+        if self.closed.load(Ordering::Acquire) {
+            return fail(Error::Closed);
+        }
+        let req = match build_request(&kind, ids, vectors, metadata) {
+            Ok(r) => r,
+            Err(e) => return fail(e),
+        };
+        let s = self.inner.clone();
+        let size = self.size.clone();
+        d.submit(
+            req,
+            Box::new(move |r| match r {
+                Ok(n) => {
+                    if let Ok(g) = s.read() {
+                        if let Some(c) = g.as_ref() {
+                            size.store(c.len(), Ordering::Release);
+                        }
+                    }
+                    deferred.resolve(move |_| Ok(n as u32));
+                }
+                Err(e) => deferred.reject(to_napi(e)),
+            }),
+        );
+        Ok(promise)
+    }
+
     /// True for a collection opened from a directory.
     #[napi(getter)]
     pub fn durable(&self) -> bool {
@@ -248,29 +275,6 @@ impl CoreCollection {
         self.durable.as_ref().map_or(0.0, |d| d.commits() as f64)
     }
 
-    /// A durable write: `kind` "add" | "upsert" | "delete"; resolves to the number of records
-    /// written (deleted) once it is durable. Inputs are copied before the call returns.
-    #[napi(catch_unwind, ts_return_type = "Promise<number>")]
-    pub fn submit_async(&self, kind: String, ids: JsIds, vectors: Option<Float32Array>, metadata: Option<Vec<Option<String>>>) -> AsyncTask<Job<u32>> {
-        let Some(d) = self.durable.clone() else {
-            return Job::new(|| Err(Error::invalid_argument("submitAsync needs a collection opened from a directory")));
-        };
-        if self.closed.load(Ordering::Acquire) {
-            return Job::new(|| Err(Error::Closed));
-        }
-        let ids = ids_in(ids);
-        let req = ids.and_then(|ids| match kind.as_str() {
-            "delete" => Ok(WriteRequest::Delete { ids }),
-            "add" | "upsert" => Ok(WriteRequest::Put {
-                kind: if kind == "add" { WriteKind::Add } else { WriteKind::Upsert },
-                ids,
-                vectors: vectors.map(|v| v.to_vec()).unwrap_or_default(),
-                metadata,
-            }),
-            other => Err(Error::invalid_argument(format!("unknown write kind {other:?}"))),
-        });
-        self.durable_job(&d, req)
-    }
 
     /// Number of records (throws `HV_CLOSED` after close).
     #[napi(getter, catch_unwind)]

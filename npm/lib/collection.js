@@ -239,7 +239,7 @@ export function makeApi(raw) {
         else if (idList instanceof Float64Array) idList = idList.slice();
       };
       const start = (r) => {
-        if (this.#durable) return r.submitAsync(method, idList, flat, meta);
+        if (this.#durable) return r.submit(method, idList, flat, meta);
         return native ? r[`${method}Async`](idList, flat, meta) : r[method](idList, flat, meta);
       };
       return this.#call(true, start, snapshot).then(settle);
@@ -266,7 +266,7 @@ export function makeApi(raw) {
         else if (idList instanceof Float64Array) idList = idList.slice();
       };
       const start = (r) => {
-        if (this.#durable) return r.submitAsync('delete', idList, undefined, undefined);
+        if (this.#durable) return r.submit('delete', idList, undefined, undefined);
         return native ? r.deleteAsync(idList) : r.delete(idList);
       };
       return this.#call(true, start, snapshot);
