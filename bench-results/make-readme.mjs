@@ -163,6 +163,20 @@ if (flat.length > 0) {
   }
   out.push('');
 }
+for (const f of sideFiles('durable-writes')) {
+  const rs = records(join(HERE, f));
+  const w = rs.filter((r) => r.bench === 'durable-writes');
+  const sum = rs.filter((r) => r.bench === 'durable-writes-summary');
+  const h = w[0];
+  out.push(`## Durable writes: ${f}`);
+  out.push('');
+  out.push(`Command: \`node bench/durable-writes.mjs --dir <dir> --count ${h.count} > bench-results/${f}\` at ${h.git_rev}, ${h.date}, ${h.cpu}. Storage: ${h.fstype} on ${h.device}, ${h.medium}; median 4 KiB write + fsync ${h.fsync_ms_median} ms. Single-record \`add\` of ${h.dim}-d vectors: awaited one by one, or ${w.find((r) => r.concurrency > 1)?.concurrency} in flight.`);
+  out.push('');
+  out.push(...table(['durability', 'mode', 'writes/s', 'commits', 'writes per commit', 'disk bytes/vector', 'raw f32 bytes/vector'], w.map((r) => [r.durability, r.mode, r.writes_per_s, r.commits, fmt(r.writes_per_commit, 2), r.disk_bytes_per_vector, r.raw_f32_bytes_per_vector])));
+  out.push('');
+  out.push(...table(['durability', 'concurrent / sequential'], sum.map((r) => [r.durability, `${fmt(r.ratio, 2)}×`])));
+  out.push('');
+}
 for (const f of sideFiles('build-scaling-')) {
   const rs = records(join(HERE, f));
   const builds = rs.filter((r) => r.bench === 'build-scaling');
