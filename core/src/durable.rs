@@ -63,11 +63,8 @@ pub enum WriteRequest {
 /// Most requests committed as one group.
 pub const MAX_GROUP: usize = 4096;
 
-enum Msg {
-    Write(WriteRequest, Reply),
-    /// Runs after every earlier write is durable (used by `flush`).
-    Barrier(Box<dyn FnOnce() + Send>),
-}
+/// A queued write and its answer.
+type Msg = (WriteRequest, Reply);
 
 /// A durable collection: the shared in-memory state plus the committer thread.
 pub struct DurableCollection {
@@ -128,24 +125,11 @@ impl DurableCollection {
         let tx = self.tx.lock().ok().and_then(|t| t.clone());
         match tx {
             Some(tx) => {
-                if let Err(std::sync::mpsc::SendError(Msg::Write(_, reply))) = tx.send(Msg::Write(req, reply)) {
+                if let Err(std::sync::mpsc::SendError((_, reply))) = tx.send((req, reply)) {
                     reply(Err(Error::Closed));
                 }
             }
             None => reply(Err(Error::Closed)),
-        }
-    }
-
-    /// Calls `done` once every write submitted before is durable (at once when read-only).
-    pub fn flush(&self, done: Box<dyn FnOnce() + Send>) {
-        let tx = self.tx.lock().ok().and_then(|t| t.clone());
-        match tx {
-            Some(tx) => {
-                if let Err(std::sync::mpsc::SendError(Msg::Barrier(done))) = tx.send(Msg::Barrier(done)) {
-                    done();
-                }
-            }
-            None => done(),
         }
     }
 
@@ -196,21 +180,17 @@ fn committer<S: RecordStore>(mut store: S, shared: SharedCollection, rx: Receive
         }
         // 1. apply in memory, in order
         let mut done: Vec<(Applied, Reply, usize)> = Vec::with_capacity(msgs.len());
-        let mut barriers = Vec::new();
         {
             let mut guard = match shared.write() {
                 Ok(g) => g,
                 Err(p) => p.into_inner(),
             };
-            for m in msgs {
-                match m {
-                    Msg::Barrier(f) => barriers.push(f),
-                    Msg::Write(req, reply) => match guard.as_mut() {
-                        None => reply(Err(Error::Closed)),
-                        Some(col) => match apply(col, req) {
-                            Ok((applied, n)) => done.push((applied, reply, n)),
-                            Err(e) => reply(Err(e)),
-                        },
+            for (req, reply) in msgs {
+                match guard.as_mut() {
+                    None => reply(Err(Error::Closed)),
+                    Some(col) => match apply(col, req) {
+                        Ok((applied, n)) => done.push((applied, reply, n)),
+                        Err(e) => reply(Err(e)),
                     },
                 }
             }
@@ -260,9 +240,6 @@ fn committer<S: RecordStore>(mut store: S, shared: SharedCollection, rx: Receive
                     reply(Err(e.clone()));
                 }
             }
-        }
-        for f in barriers {
-            f();
         }
     }
 }
