@@ -41,10 +41,10 @@ pub struct ExportedGraph {
 }
 
 impl Collection {
-    /// Rows of the live records in ascending insertion sequence: node `i` ↔ row `order[i]`.
+    /// Rows in ascending insertion sequence: node `i` ↔ row `order[i]`. Callers consolidate
+    /// first, so every row is a live record.
     fn node_order(&self) -> Vec<u32> {
-        let deleted = self.index.as_ref().map(AnnIndex::deleted);
-        let mut rows: Vec<u32> = (0..self.ids.len() as u32).filter(|&r| !deleted.is_some_and(|d| d[r as usize])).collect();
+        let mut rows: Vec<u32> = (0..self.ids.len() as u32).collect();
         rows.sort_by_key(|&r| self.seqs[r as usize]);
         rows
     }
@@ -59,9 +59,7 @@ impl Collection {
     /// `HV_INVALID_ARGUMENT`: an empty collection, `degree` outside 1..=4096, an adjacency whose
     /// length is not `n × degree`, a neighbour or entry ≥ `n` (nothing is changed).
     pub fn import_graph(&mut self, adjacency: &[u32], degree: usize, entry: Option<u32>, params: IndexParams) -> Result<ImportReport> {
-        if self.index.as_ref().is_some_and(|ix| ix.deleted_count() > 0) {
-            self.consolidate()?;
-        }
+        self.consolidate()?; // a no-op without tombstones
         let order = self.node_order();
         let n = order.len();
         if n == 0 {
@@ -106,10 +104,6 @@ impl Collection {
             }
             report.edges += list.len();
         }
-        if rows != n {
-            // rows of tombstones cannot remain (consolidated above); rows == n here
-            return Err(Error::Internal(format!("{rows} rows for {n} live records")));
-        }
         let degrees: Vec<u32> = lists.iter().map(|l| l.len() as u32).collect();
         let neighbors: Vec<u32> = lists.concat();
         let entry_row = match entry {
@@ -135,9 +129,7 @@ impl Collection {
     /// # Errors
     /// `HV_INVALID_ARGUMENT` when there is no index.
     pub fn export_graph(&mut self) -> Result<ExportedGraph> {
-        if self.index.as_ref().is_some_and(|ix| ix.deleted_count() > 0) {
-            self.consolidate()?;
-        }
+        self.consolidate()?; // a no-op without tombstones
         let Some(ix) = self.index.as_ref() else {
             return Err(Error::invalid_argument("export_graph: no index; call buildIndex (or importGraph) first"));
         };

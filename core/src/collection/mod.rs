@@ -645,9 +645,7 @@ impl Collection {
     /// # Errors
     /// `HV_OUT_OF_MEMORY`, `HV_INTERNAL`.
     pub fn to_bytes(&mut self) -> Result<Vec<u8>> {
-        if self.index.as_ref().is_some_and(|ix| ix.deleted_count() > 0) {
-            self.consolidate()?;
-        }
+        self.consolidate()?; // a no-op without tombstones
         let n = self.ids.len();
         let dim = self.dim;
         let records = (0..n).map(|r| (&self.ids[r], self.seqs[r], &self.vectors[r * dim..(r + 1) * dim], self.metadata[r].as_deref()));
