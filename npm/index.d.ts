@@ -100,6 +100,22 @@ export interface OpenOptions {
   durability?: 'full' | 'normal' | 'off';
   /** Open without the writer's lock: searches and reads only; writes fail with `HV_READ_ONLY`. */
   readOnly?: boolean;
+  /**
+   * Seal the mutable segment once it holds this many records (default 20,000): its Vamana index
+   * is built in the background, written to an immutable segment file, synced, and swapped in.
+   * The mutable segment is searched exactly, so smaller values keep searches fast.
+   */
+  maxMutableRecords?: number;
+  /** Merge the smallest sealed segments in the background when there are more than this (default 8). */
+  maxSealedSegments?: number;
+  /** Rewrite a sealed segment in the background once this fraction of its rows is deleted (default 0.2, in (0, 1]). */
+  maxTombstoneRatio?: number;
+  /**
+   * Read every segment file whole at open and check all of it (checksums of the vectors, codes
+   * and graph; every edge in range). Default `false`: open then checks headers and the small
+   * sections only, so it stays instant at any size.
+   */
+  verify?: boolean;
 }
 
 export interface CreateOptions {
@@ -190,14 +206,22 @@ export interface CollectionStats {
   metric: Metric;
   /** Distance kernel set in use. */
   kernel: string;
-  /** Search code path: `'exact'` (flat scan), or the index's: `'vamana-rabitq<bits>'`, `'vamana-exact'` (l1). */
+  /**
+   * Search code path: `'exact'` (flat scan), or the index's: `'vamana-rabitq<bits>'`,
+   * `'vamana-exact'` (l1); `'segmented-vamana-rabitq<bits>'` when sealed segments exist (their
+   * indexes, plus an exact scan of the mutable segment).
+   */
   mode: string;
   /** Bytes held by stored vectors (rows × dim × 4, tombstoned rows included). */
   vectorBytes: number;
   /** Bytes per vector the graph walk touches (codes, factors, adjacency); 0 without an index. */
   indexBytesPerVector: number;
-  /** Deleted records kept as tombstones in the index until consolidation. */
+  /** Deleted records kept as tombstones (in the index until consolidation, in sealed segments until compaction). */
   tombstones: number;
+  /** Records in the mutable segment (all records of an in-memory collection). */
+  mutableRecords: number;
+  /** Sealed segments (durable collections; 0 otherwise). */
+  sealedSegments: number;
   /**
    * Durable collections only: transactions committed since open, one sync each with durability
    * `'full'`. Group commit makes it smaller than the number of writes acknowledged.
@@ -224,13 +248,19 @@ export declare class Collection<M = Metadata> {
    *
    * Every write resolves only once it is durable (see `durability`); concurrent writes are
    * committed together with one sync (group commit), and each call is all or nothing, also
-   * across a crash. Records are loaded into memory at open; an index is not stored yet, so call
-   * `buildIndex` after opening.
+   * across a crash.
+   *
+   * Writes go to the mutable segment (rows in the database, loaded into memory at open and
+   * searched exactly). At `maxMutableRecords` it is sealed in the background into an immutable
+   * segment file with its own Vamana index, memory-mapped, so opening never rebuilds an index
+   * and never reads sealed rows one by one. Searches merge all segments (`exact: true` is exact
+   * over all of them). Orphan files of an interrupted seal or compaction are removed at open.
    *
    * @throws `HV_LOCKED` (another process or handle has it open for writing), `HV_INVALID_ARGUMENT`
    * (options differ from the stored dim/metric, or `dim` missing to create), `HV_IO` (cannot
    * create or read the directory), `HV_CORRUPT` (not a horosvec collection or damaged),
-   * `HV_VERSION` (another format version), `HV_UNSUPPORTED` (wasm backend).
+   * `HV_VERSION` (another format version of the database or a segment file), `HV_UNSUPPORTED`
+   * (wasm backend). A missing or damaged segment file is `HV_CORRUPT`.
    */
   static open<M = Metadata>(path: string, options?: OpenOptions): Promise<Collection<M>>;
 
@@ -310,14 +340,31 @@ export declare class Collection<M = Metadata> {
   /**
    * The index graph as `ids.length × degree` neighbour ids (row-major, `0xFFFFFFFF` padding) over
    * the records in insertion order, the entry node and each node's id. Tombstones are
-   * consolidated first. @throws `HV_INVALID_ARGUMENT` without an index.
+   * consolidated first. @throws `HV_INVALID_ARGUMENT` without an index, `HV_UNSUPPORTED` on a
+   * durable collection with sealed segments (each has its own graph; `importGraph` likewise).
    */
   exportGraph(): Promise<ExportedGraph>;
 
   /**
+   * Durable collections: seals the mutable segment now, after the writes issued before the call
+   * (its Vamana index is built on the thread pool, the segment file written, synced and swapped
+   * in; searches go on meanwhile). Resolves to the number of records sealed (0 when the mutable
+   * segment is empty). @throws `HV_UNSUPPORTED` (in-memory collection), `HV_READ_ONLY`, `HV_IO`.
+   */
+  seal(): Promise<number>;
+
+  /**
+   * Durable collections: merges every sealed segment into one, dropping deleted rows (a new
+   * index over the live rows; memory: those rows). Resolves to the number of segments merged
+   * (0 when there is nothing to gain). @throws as `seal`.
+   */
+  compact(): Promise<number>;
+
+  /**
    * A versioned binary snapshot (format `HVSNAP01`, `docs/format.md`): every record (id,
    * vector, metadata, insertion order) and the index graph if one is built (tombstones are
-   * consolidated first). Loads with `Collection.fromBytes` on either backend.
+   * consolidated first; a collection with sealed segments is written without a graph).
+   * Loads with `Collection.fromBytes` on either backend.
    */
   toBytes(): Promise<Uint8Array>;
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// The long crash test: `node scripts/crash-test.mjs [--kills 300] [--dir PATH] [--seed 1]`.
+// The long crash test: `node scripts/crash-test.mjs [--kills 300] [--dir PATH] [--seed 1] [--segments]`.
+// `--segments` makes the writer seal every 150 records and compact past 3 segments, so kills
+// land during background seals and compactions.
 // Kills a writing child process with SIGKILL `--kills` times at random moments and checks the
 // collection after each kill (see tests-js/helpers/crash.mjs). Prints one line per kill and a
 // final JSON summary; exits 1 on the first violation. `npm test` runs the same loop 30 times.
@@ -15,6 +17,7 @@ const { values } = parseArgs({
     kills: { type: 'string', default: '300' },
     dir: { type: 'string' },
     seed: { type: 'string', default: '1' },
+    segments: { type: 'boolean', default: false },
   },
 });
 const dir = values.dir ?? mkdtempSync(join(tmpdir(), 'horosvec-crash-'));
@@ -27,8 +30,8 @@ try {
 }
 const t0 = Date.now();
 try {
-  const stats = await crashRounds(dir, Number(values.kills), { seed: Number(values.seed), log: (l) => console.log(l) });
-  console.log(JSON.stringify({ ok: true, ...stats, dir, filesystem: medium, seconds: (Date.now() - t0) / 1000, date: new Date().toISOString() }));
+  const stats = await crashRounds(dir, Number(values.kills), { seed: Number(values.seed), segments: values.segments, log: (l) => console.log(l) });
+  console.log(JSON.stringify({ ok: true, segments: values.segments, ...stats, dir, filesystem: medium, seconds: (Date.now() - t0) / 1000, date: new Date().toISOString() }));
 } catch (e) {
   console.log(JSON.stringify({ ok: false, error: String(e?.message ?? e), dir, filesystem: medium }));
   process.exitCode = 1;

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
-use horosvec_core::durable::{DurableCollection, WriteRequest};
+use horosvec_core::durable::{DurableCollection, Reply, SegmentConfig, WriteRequest};
 use horosvec_core::store::{Durability, SqliteStore};
 use horosvec_core::{Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
 use napi::bindgen_prelude::{AsyncTask, Buffer, Float32Array, ToNapiValue, TypeName, Uint32Array, Uint8Array};
@@ -14,7 +14,7 @@ use napi::bindgen_prelude::Object;
 use napi::{Env, Task};
 use napi_derive::napi;
 
-use crate::convert::{exported_out, hits_out, id_in, ids_in, report_out, JsId, JsIds, RawExportedGraph, RawHits, RawImportReport, RawRecord, RawStats};
+use crate::convert::{exported_out, hits_out, id_in, ids_in, report_out, JsId, JsIds, RawExportedGraph, RawHits, RawImportReport, RawRecord, RawSegmentOptions, RawStats};
 use crate::error::{guard, to_napi};
 
 type Shared = Arc<RwLock<Option<Collection>>>;
@@ -138,6 +138,33 @@ impl CoreCollection {
     /// A write: inputs are converted and copied here, on the JS thread (the caller's buffers are
     /// free again when the call returns); validation runs on a worker under the read lock, and
     /// only the final commit takes the write lock, so searches are held up as little as possible.
+    fn segment_op<'env>(&self, env: &'env Env, op: impl FnOnce(&DurableCollection, Reply)) -> napi::Result<Object<'env>> {
+        let (deferred, promise) = env.create_deferred()?;
+        let Some(d) = self.durable.clone() else {
+            return Err(to_napi(Error::invalid_argument("seal and compact need a collection opened from a directory")));
+        };
+        if self.closed.load(Ordering::Acquire) {
+            return Err(to_napi(Error::Closed));
+        }
+        let s = self.inner.clone();
+        let size = self.size.clone();
+        op(
+            &d,
+            Box::new(move |r| match r {
+                Ok(n) => {
+                    if let Ok(g) = s.read() {
+                        if let Some(c) = g.as_ref() {
+                            size.store(c.len(), Ordering::Release);
+                        }
+                    }
+                    deferred.resolve(move |_| Ok(n as u32));
+                }
+                Err(e) => deferred.reject(to_napi(e)),
+            }),
+        );
+        Ok(promise)
+    }
+
     fn write_job(&self, kind: WriteKind, ids: JsIds, vectors: Float32Array, metadata: Option<Vec<Option<String>>>) -> AsyncTask<Job<()>> {
         if self.durable.is_some() {
             // the JS layer sends durable writes to `submit`
@@ -171,8 +198,29 @@ impl CoreCollection {
     /// its records and starts its committer. `dim`/`metric` are required to create and must match
     /// when given for an existing one; `durability`: "full" | "normal" | "off".
     #[napi(catch_unwind, ts_return_type = "Promise<CoreCollection>")]
-    pub fn open_async(path: String, dim: Option<f64>, metric: Option<String>, durability: String, read_only: bool) -> AsyncTask<Job<CoreCollection>> {
+    pub fn open_async(
+        path: String,
+        dim: Option<f64>,
+        metric: Option<String>,
+        durability: String,
+        read_only: bool,
+        segments: Option<RawSegmentOptions>,
+    ) -> AsyncTask<Job<CoreCollection>> {
         Job::new(move || {
+            let mut cfg = SegmentConfig::default();
+            if let Some(o) = segments {
+                if let Some(v) = o.max_mutable_records {
+                    cfg.max_mutable_records = int_arg("maxMutableRecords", v, 1e9)? as usize;
+                }
+                if let Some(v) = o.max_sealed_segments {
+                    cfg.max_sealed_segments = int_arg("maxSealedSegments", v, 1e6)? as usize;
+                }
+                if let Some(v) = o.max_tombstone_ratio {
+                    cfg.max_tombstone_ratio = v;
+                }
+                cfg.verify = o.verify.unwrap_or(false);
+            }
+            cfg.validate()?;
             let dim = dim.map(horosvec_core::collection::parse_dim).transpose()?;
             let metric = metric.as_deref().map(Metric::parse).transpose()?;
             let durability = Durability::parse(&durability)?;
@@ -180,7 +228,7 @@ impl CoreCollection {
                 return Err(Error::invalid_argument("path must be a non-empty directory path"));
             }
             let store = SqliteStore::open(std::path::Path::new(&path), dim, metric, durability, read_only)?;
-            let d = DurableCollection::open(store, read_only)?;
+            let d = DurableCollection::open(store, read_only, Some(std::path::PathBuf::from(&path)), cfg)?;
             let shared = d.shared().clone();
             let size = read(&shared, |c| Ok(c.len()))?;
             Ok(CoreCollection::from_parts(shared, size, Some(Arc::new(d))))
@@ -263,6 +311,19 @@ impl CoreCollection {
         Ok(promise)
     }
 
+    /// Seals the mutable segment (after the writes queued before the call); resolves to the
+    /// number of records sealed once the segment is durable and searched.
+    #[napi(catch_unwind, ts_return_type = "Promise<number>")]
+    pub fn seal<'env>(&self, env: &'env Env) -> napi::Result<Object<'env>> {
+        self.segment_op(env, |d, r| d.seal(r))
+    }
+
+    /// Merges the sealed segments (dropping tombstoned rows); resolves to the number merged.
+    #[napi(catch_unwind, ts_return_type = "Promise<number>")]
+    pub fn compact<'env>(&self, env: &'env Env) -> napi::Result<Object<'env>> {
+        self.segment_op(env, |d, r| d.compact(r))
+    }
+
     /// True for a collection opened from a directory.
     #[napi(getter)]
     pub fn durable(&self) -> bool {
@@ -300,6 +361,8 @@ impl CoreCollection {
                     vector_bytes: s.vector_bytes as f64,
                     index_bytes_per_vector: s.index_bytes_per_vector,
                     tombstones: s.tombstones as f64,
+                    mutable_records: s.mutable_records as f64,
+                    sealed_segments: s.sealed_segments as f64,
                 })
             })
         })
@@ -341,7 +404,7 @@ impl CoreCollection {
         guard(|| {
             let id = id_in(id)?;
             read(&self.inner, |c| {
-                Ok(c.get(&id).map(|(v, m)| RawRecord { vector: Float32Array::new(v.to_vec()), metadata: m.map(str::to_owned) }))
+                Ok(c.get(&id)?.map(|(v, m)| RawRecord { vector: Float32Array::new(v.to_vec()), metadata: m }))
             })
         })
     }

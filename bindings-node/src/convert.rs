@@ -84,6 +84,17 @@ pub struct RawStats {
     pub vector_bytes: f64,
     pub index_bytes_per_vector: f64,
     pub tombstones: f64,
+    pub mutable_records: f64,
+    pub sealed_segments: f64,
+}
+
+/// Sealing and compaction options of `Collection.open` (see `horosvec_core::durable::SegmentConfig`).
+#[napi(object)]
+pub struct RawSegmentOptions {
+    pub max_mutable_records: Option<f64>,
+    pub max_sealed_segments: Option<f64>,
+    pub max_tombstone_ratio: Option<f64>,
+    pub verify: Option<bool>,
 }
 
 /// What `importGraph` kept and dropped (see `horosvec_core::collection::ImportReport`).

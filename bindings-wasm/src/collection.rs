@@ -121,7 +121,7 @@ impl CoreCollection {
     /// The record of `id` (`{ vector, metadata }`), or undefined.
     pub fn get(&self, id: JsValue) -> Result<JsValue, JsValue> {
         let id = id_in(&id).map_err(err)?;
-        Ok(self.col()?.get(&id).map(|(v, m)| record_out(v, m)).unwrap_or(JsValue::UNDEFINED))
+        Ok(self.col()?.get(&id).map_err(err)?.map(|(v, m)| record_out(v, m.as_deref())).unwrap_or(JsValue::UNDEFINED))
     }
 
     /// Exact search for one query.

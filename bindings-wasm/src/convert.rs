@@ -113,6 +113,8 @@ pub fn stats_out(s: &horosvec_core::Stats) -> JsValue {
     set(&o, "vectorBytes", &(s.vector_bytes as f64).into());
     set(&o, "indexBytesPerVector", &s.index_bytes_per_vector.into());
     set(&o, "tombstones", &(s.tombstones as f64).into());
+    set(&o, "mutableRecords", &(s.mutable_records as f64).into());
+    set(&o, "sealedSegments", &(s.sealed_segments as f64).into());
     o.into()
 }
 

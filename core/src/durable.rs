@@ -21,14 +21,39 @@
 //!
 //! Readers never wait for the sync (it happens outside the lock); a reader may observe a write
 //! of the group being synced before the writer is told it is durable.
+//!
+//! # Sealed segments (seed-vector-database.md §2.4–2.8)
+//!
+//! The in-memory rows are the mutable segment. When it reaches
+//! [`SegmentConfig::max_mutable_records`] (or on [`DurableCollection::seal`]), the committer
+//! copies its rows and a background thread builds their Vamana index on the rayon pool, writes
+//! the segment file, syncs it and renames it into place ([`crate::segment`]). Only then does the
+//! committer, between two write groups, swap it in: under the write lock the copied records leave
+//! the mutable segment (records written or deleted meanwhile start as tombstones in the new
+//! segment), and one manifest transaction adds the segment, deletes the moved records and stores
+//! those tombstones. A crash before that transaction leaves an orphan file, removed at the next
+//! open; after it, the records are read from the segment.
+//!
+//! Compaction works the same way: when there are more than
+//! [`SegmentConfig::max_sealed_segments`] (it merges the smallest), when a segment's tombstones
+//! pass [`SegmentConfig::max_tombstone_ratio`] (it rewrites that one), or on
+//! [`DurableCollection::compact`] (it merges all). Its memory is the live rows of the segments
+//! it merges; the old files are removed after the manifest commit. Searches hold the read lock
+//! only, so they run during builds and wait only for the short swaps.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 
-use crate::collection::{Collection, WriteKind};
+use crate::ann::IndexParams;
+use crate::collection::{Collection, SealInput, SealedPart, SwapOutcome, WriteKind};
 use crate::error::{Error, Result};
+use crate::segment::{
+    open_segment_file, parse_segment_file_name, segment_file_name, sync_dir, write_segment_file,
+    Segment,
+};
 use crate::store::{Mutation, RecordStore};
 use crate::types::VectorId;
 
@@ -63,8 +88,74 @@ pub enum WriteRequest {
 /// Most requests committed as one group.
 pub const MAX_GROUP: usize = 4096;
 
-/// A queued write and its answer.
-type Msg = (WriteRequest, Reply);
+/// When segments are sealed and compacted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SegmentConfig {
+    /// Seal the mutable segment when it holds this many records (default 20,000).
+    pub max_mutable_records: usize,
+    /// Merge the smallest sealed segments when there are more than this many (default 8).
+    pub max_sealed_segments: usize,
+    /// Rewrite a sealed segment whose tombstoned fraction passes this (default 0.2).
+    pub max_tombstone_ratio: f64,
+    /// Vamana / RaBitQ parameters of sealed segments' indexes.
+    pub index: IndexParams,
+    /// At open, read every segment file whole and check all of it ([`Segment::verify`]).
+    pub verify: bool,
+}
+
+impl Default for SegmentConfig {
+    fn default() -> Self {
+        SegmentConfig {
+            max_mutable_records: 20_000,
+            max_sealed_segments: 8,
+            max_tombstone_ratio: 0.2,
+            index: IndexParams::default(),
+            verify: false,
+        }
+    }
+}
+
+impl SegmentConfig {
+    /// Checks the ranges.
+    ///
+    /// # Errors
+    /// `HV_INVALID_ARGUMENT`.
+    pub fn validate(&self) -> Result<()> {
+        if self.max_mutable_records == 0 || self.max_sealed_segments == 0 {
+            return Err(Error::invalid_argument(
+                "maxMutableRecords and maxSealedSegments must be at least 1",
+            ));
+        }
+        if !(self.max_tombstone_ratio > 0.0 && self.max_tombstone_ratio <= 1.0) {
+            return Err(Error::invalid_argument(
+                "maxTombstoneRatio must be in (0, 1]",
+            ));
+        }
+        self.index.validate()
+    }
+}
+
+/// What the committer receives.
+enum Msg {
+    Write(WriteRequest, Reply),
+    Seal(Reply),
+    Compact(Reply),
+    Built(Built),
+    Close,
+}
+
+/// A finished background build.
+enum Built {
+    Seal {
+        input: SealInput,
+        result: Result<Arc<Segment>>,
+    },
+    Compact {
+        parts: Vec<SealedPart>,
+        origin: Vec<(u64, u32)>,
+        result: Result<Option<Arc<Segment>>>,
+    },
+}
 
 /// A durable collection: the shared in-memory state plus the committer thread.
 pub struct DurableCollection {
@@ -73,31 +164,71 @@ pub struct DurableCollection {
     worker: Mutex<Option<JoinHandle<()>>>,
     read_only: bool,
     commits: Arc<AtomicU64>,
+    cancel: Arc<AtomicBool>,
 }
 
 impl DurableCollection {
-    /// Loads every record of `store` into memory and starts the committer (not for a read-only
-    /// store, whose writes fail with `HV_READ_ONLY`).
+    /// Opens the sealed segments listed by the store's manifest (files in `dir`; none without a
+    /// directory), loads the store's mutable records into memory and, unless read-only, removes
+    /// orphan segment files and starts the committer (a read-only view's writes fail with
+    /// `HV_READ_ONLY`).
     ///
     /// # Errors
-    /// The store's `load` errors (`HV_IO`, `HV_CORRUPT`), `HV_OUT_OF_MEMORY`.
-    pub fn open<S: RecordStore + 'static>(mut store: S, read_only: bool) -> Result<DurableCollection> {
-        let col = load(&mut store)?;
+    /// The store's errors (`HV_IO`, `HV_CORRUPT`), a segment's (`HV_CORRUPT` when missing or
+    /// damaged, `HV_VERSION`), `HV_OUT_OF_MEMORY`, `HV_INVALID_ARGUMENT` (configuration).
+    pub fn open<S: RecordStore + 'static>(
+        mut store: S,
+        read_only: bool,
+        dir: Option<PathBuf>,
+        cfg: SegmentConfig,
+    ) -> Result<DurableCollection> {
+        cfg.validate()?;
+        let col = load(&mut store, dir.as_deref(), cfg.verify)?;
+        let next_gen = col
+            .sealed()
+            .iter()
+            .map(|p| p.segment().generation() + 1)
+            .max()
+            .unwrap_or(1);
+        if let (Some(d), false) = (&dir, read_only) {
+            remove_orphans(d, &col)?;
+        }
         let shared: SharedCollection = Arc::new(RwLock::new(Some(col)));
         let commits = Arc::new(AtomicU64::new(0));
+        let cancel = Arc::new(AtomicBool::new(false));
         let (tx, worker) = if read_only {
             (None, None)
         } else {
             let (tx, rx) = channel::<Msg>();
-            let s = shared.clone();
-            let c = commits.clone();
+            let mut c = Committer {
+                store,
+                shared: shared.clone(),
+                dir,
+                cfg,
+                next_gen,
+                busy: false,
+                waiters: Vec::new(),
+                want_seal: Vec::new(),
+                want_compact: Vec::new(),
+                tx: tx.clone(),
+                cancel: cancel.clone(),
+                commits: commits.clone(),
+                closing: false,
+            };
             let handle = std::thread::Builder::new()
                 .name("horosvec-commit".into())
-                .spawn(move || committer(store, s, rx, &c))
+                .spawn(move || c.run(rx))
                 .map_err(|e| Error::Io(format!("cannot start the commit thread: {e}")))?;
             (Some(tx), Some(handle))
         };
-        Ok(DurableCollection { shared, tx: Mutex::new(tx), worker: Mutex::new(worker), read_only, commits })
+        Ok(DurableCollection {
+            shared,
+            tx: Mutex::new(tx),
+            worker: Mutex::new(worker),
+            read_only,
+            commits,
+            cancel,
+        })
     }
 
     /// The shared in-memory collection (searches take its read lock).
@@ -116,28 +247,55 @@ impl DurableCollection {
         self.commits.load(Ordering::Relaxed)
     }
 
+    fn send(&self, msg: Msg, reply_err: impl FnOnce(Msg)) {
+        let tx = self.tx.lock().ok().and_then(|t| t.clone());
+        match tx {
+            Some(tx) => {
+                if let Err(std::sync::mpsc::SendError(m)) = tx.send(msg) {
+                    reply_err(m);
+                }
+            }
+            None => reply_err(msg),
+        }
+    }
+
     /// Queues a write; `reply` is called (on the committer thread) once it is durable, or with
     /// its error. Requests are applied in the order of `submit` calls.
     pub fn submit(&self, req: WriteRequest, reply: Reply) {
         if self.read_only {
             return reply(Err(Error::ReadOnly));
         }
-        let tx = self.tx.lock().ok().and_then(|t| t.clone());
-        match tx {
-            Some(tx) => {
-                if let Err(std::sync::mpsc::SendError((_, reply))) = tx.send((req, reply)) {
-                    reply(Err(Error::Closed));
-                }
-            }
-            None => reply(Err(Error::Closed)),
-        }
+        self.send(Msg::Write(req, reply), fail_closed);
     }
 
-    /// Stops taking writes, waits until every queued write is committed and answered, stops the
+    /// Seals the mutable segment now (after the writes queued before this call); `reply` gets
+    /// the number of records sealed (0 when the mutable segment is empty) once the segment is
+    /// durable and in use.
+    pub fn seal(&self, reply: Reply) {
+        if self.read_only {
+            return reply(Err(Error::ReadOnly));
+        }
+        self.send(Msg::Seal(reply), fail_closed);
+    }
+
+    /// Merges every sealed segment into one, dropping tombstoned rows; `reply` gets the number
+    /// of segments merged (0 when there was nothing to do) once the result is durable.
+    pub fn compact(&self, reply: Reply) {
+        if self.read_only {
+            return reply(Err(Error::ReadOnly));
+        }
+        self.send(Msg::Compact(reply), fail_closed);
+    }
+
+    /// Stops taking writes, waits until every queued write is committed and answered (a seal
+    /// or compaction being built is cancelled; its file is removed at the next open), stops the
     /// committer and drops the in-memory collection (releasing the writer's lock). Idempotent.
     pub fn close(&self) {
         if let Ok(mut t) = self.tx.lock() {
-            t.take();
+            if let Some(tx) = t.take() {
+                self.cancel.store(true, Ordering::Relaxed);
+                let _ = tx.send(Msg::Close);
+            }
         }
         let handle = self.worker.lock().ok().and_then(|mut w| w.take());
         if let Some(h) = handle {
@@ -149,117 +307,512 @@ impl DurableCollection {
     }
 }
 
+fn fail_closed(m: Msg) {
+    match m {
+        Msg::Write(_, r) | Msg::Seal(r) | Msg::Compact(r) => r(Err(Error::Closed)),
+        Msg::Built(_) | Msg::Close => {}
+    }
+}
+
 impl Drop for DurableCollection {
     fn drop(&mut self) {
         self.close();
     }
 }
 
-/// Builds the in-memory collection from the store's records.
-fn load(store: &mut dyn RecordStore) -> Result<Collection> {
+/// Builds the in-memory collection: the manifest's segments (mapped), then the store's
+/// mutable records.
+fn load(store: &mut dyn RecordStore, dir: Option<&Path>, verify: bool) -> Result<Collection> {
     let (dim, metric) = store.shape();
     let mut col = Collection::new(dim, metric)?;
+    let manifest = store.segments()?;
+    if !manifest.is_empty() {
+        let dir = dir.ok_or_else(|| {
+            Error::Corrupt("the manifest lists segments but the store has no directory".into())
+        })?;
+        for e in manifest {
+            let seg = open_segment_file(dir, e.generation, dim, metric)?;
+            if seg.len() as u64 != e.rows {
+                return Err(Error::Corrupt(format!(
+                    "segment {} holds {} rows, the manifest says {}",
+                    e.generation,
+                    seg.len(),
+                    e.rows
+                )));
+            }
+            if verify {
+                seg.verify()?;
+            }
+            col.attach_segment(seg, &e.tombstones)?;
+        }
+    }
     store.load(&mut |r| col.restore_row(r.id, r.seq, &r.vector, r.metadata))?;
     Ok(col)
 }
 
-/// What one applied request changed, for the store.
-enum Applied {
-    Put { ids: Vec<VectorId>, seqs: Vec<u64>, vectors: Vec<f32>, metadata: Vec<Option<String>>, dim: usize },
-    Delete { ids: Vec<VectorId> },
-}
-
-fn committer<S: RecordStore>(mut store: S, shared: SharedCollection, rx: Receiver<Msg>, commits: &AtomicU64) {
-    while let Ok(first) = rx.recv() {
-        let mut msgs = vec![first];
-        while msgs.len() < MAX_GROUP {
-            match rx.try_recv() {
-                Ok(m) => msgs.push(m),
-                Err(_) => break,
+/// Removes segment files (and temporary files) that the manifest does not list: left by a crash
+/// during a seal or compaction, or after a compaction's commit.
+fn remove_orphans(dir: &Path, col: &Collection) -> Result<()> {
+    let live: std::collections::HashSet<u64> = col
+        .sealed()
+        .iter()
+        .map(|p| p.segment().generation())
+        .collect();
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| Error::Io(format!("cannot list {}: {e}", dir.display())))?;
+    let mut removed = false;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if let Some(g) = parse_segment_file_name(name) {
+            if name.ends_with(crate::segment::TEMP_SUFFIX) || !live.contains(&g) {
+                std::fs::remove_file(entry.path()).map_err(|e| {
+                    Error::Io(format!(
+                        "cannot remove orphan {}: {e}",
+                        entry.path().display()
+                    ))
+                })?;
+                removed = true;
             }
         }
-        // 1. apply in memory, in order
+    }
+    if removed {
+        sync_dir(dir)?;
+    }
+    Ok(())
+}
+
+/// What one applied request changed, for the store.
+enum Applied {
+    Put {
+        ids: Vec<VectorId>,
+        seqs: Vec<u64>,
+        vectors: Vec<f32>,
+        metadata: Vec<Option<String>>,
+        dim: usize,
+        tombstones: Vec<(u64, u32)>,
+    },
+    Delete {
+        ids: Vec<VectorId>,
+        tombstones: Vec<(u64, u32)>,
+    },
+}
+
+fn write_lock(shared: &SharedCollection) -> std::sync::RwLockWriteGuard<'_, Option<Collection>> {
+    match shared.write() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
+struct Committer<S: RecordStore> {
+    store: S,
+    shared: SharedCollection,
+    dir: Option<PathBuf>,
+    cfg: SegmentConfig,
+    next_gen: u64,
+    /// A seal or compaction is being built.
+    busy: bool,
+    /// Replies owed when the running job is installed.
+    waiters: Vec<Reply>,
+    want_seal: Vec<Reply>,
+    want_compact: Vec<Reply>,
+    tx: Sender<Msg>,
+    cancel: Arc<AtomicBool>,
+    commits: Arc<AtomicU64>,
+    closing: bool,
+}
+
+impl<S: RecordStore> Committer<S> {
+    fn run(&mut self, rx: Receiver<Msg>) {
+        while let Ok(first) = rx.recv() {
+            let mut writes = Vec::new();
+            let mut next = Some(first);
+            while let Some(m) = next.take() {
+                match m {
+                    Msg::Write(req, reply) => writes.push((req, reply)),
+                    Msg::Seal(r) => self.want_seal.push(r),
+                    Msg::Compact(r) => self.want_compact.push(r),
+                    Msg::Built(b) => {
+                        // writes queued before the build finished go first
+                        self.commit_group(std::mem::take(&mut writes));
+                        self.install(b);
+                    }
+                    Msg::Close => self.closing = true,
+                }
+                if writes.len() < MAX_GROUP {
+                    next = rx.try_recv().ok();
+                }
+            }
+            self.commit_group(writes);
+            if self.closing {
+                if self.busy {
+                    continue; // wait for the cancelled build to report
+                }
+                for r in self.want_seal.drain(..).chain(self.want_compact.drain(..)) {
+                    r(Err(Error::Closed));
+                }
+                return;
+            }
+            self.maybe_start_job();
+        }
+    }
+
+    /// Applies a group of writes in memory, commits it in one transaction, answers.
+    fn commit_group(&mut self, msgs: Vec<(WriteRequest, Reply)>) {
+        if msgs.is_empty() {
+            return;
+        }
         let mut done: Vec<(Applied, Reply, usize)> = Vec::with_capacity(msgs.len());
+        // answered once the lock is released: a reply may read the collection
+        let mut failed: Vec<(Reply, Error)> = Vec::new();
         {
-            let mut guard = match shared.write() {
-                Ok(g) => g,
-                Err(p) => p.into_inner(),
-            };
+            let mut guard = write_lock(&self.shared);
             for (req, reply) in msgs {
                 match guard.as_mut() {
-                    None => reply(Err(Error::Closed)),
+                    None => failed.push((reply, Error::Closed)),
                     Some(col) => match apply(col, req) {
                         Ok((applied, n)) => done.push((applied, reply, n)),
-                        Err(e) => reply(Err(e)),
+                        Err(e) => failed.push((reply, e)),
                     },
                 }
             }
         }
-        // 2. one transaction, one sync, outside the lock
-        let result = if done.is_empty() {
-            Ok(())
-        } else {
-            let mut muts = Vec::new();
-            for (a, _, _) in &done {
-                match a {
-                    Applied::Put { ids, seqs, vectors, metadata, dim } => {
-                        for (i, id) in ids.iter().enumerate() {
-                            muts.push(Mutation::Put {
-                                id,
-                                seq: seqs[i],
-                                vector: &vectors[i * dim..(i + 1) * dim],
-                                metadata: metadata[i].as_deref(),
-                            });
-                        }
+        for (reply, e) in failed {
+            reply(Err(e));
+        }
+        if done.is_empty() {
+            return;
+        }
+        let mut muts = Vec::new();
+        for (a, _, _) in &done {
+            match a {
+                Applied::Put {
+                    ids,
+                    seqs,
+                    vectors,
+                    metadata,
+                    dim,
+                    tombstones,
+                } => {
+                    for (i, id) in ids.iter().enumerate() {
+                        muts.push(Mutation::Put {
+                            id,
+                            seq: seqs[i],
+                            vector: &vectors[i * dim..(i + 1) * dim],
+                            metadata: metadata[i].as_deref(),
+                        });
                     }
-                    Applied::Delete { ids } => muts.extend(ids.iter().map(|id| Mutation::Delete { id })),
+                    muts.extend(
+                        tombstones
+                            .iter()
+                            .map(|&(generation, row)| Mutation::Tombstone { generation, row }),
+                    );
+                }
+                Applied::Delete { ids, tombstones } => {
+                    muts.extend(ids.iter().map(|id| Mutation::Delete { id }));
+                    muts.extend(
+                        tombstones
+                            .iter()
+                            .map(|&(generation, row)| Mutation::Tombstone { generation, row }),
+                    );
                 }
             }
-            store.commit(&muts)
-        };
-        // 3. answer
+        }
+        let result = self.store.commit(&muts);
+        drop(muts);
         match result {
             Ok(()) => {
-                if !done.is_empty() {
-                    commits.fetch_add(1, Ordering::Relaxed);
-                }
+                self.commits.fetch_add(1, Ordering::Relaxed);
                 for (_, reply, n) in done {
                     reply(Ok(n));
                 }
             }
             Err(e) => {
-                // The store holds none of the group: rebuild memory from it so that nothing
-                // unacknowledged stays visible.
-                let reloaded = load(&mut store);
-                if let Ok(mut g) = shared.write() {
-                    if g.is_some() {
-                        *g = reloaded.ok();
-                    }
-                }
+                self.reload();
                 for (_, reply, _) in done {
                     reply(Err(e.clone()));
                 }
             }
         }
     }
+
+    /// After a failed commit the store holds none of the group: rebuild memory from it (and
+    /// the manifest's segments) so that nothing unacknowledged stays visible.
+    fn reload(&mut self) {
+        let reloaded = load(&mut self.store, self.dir.as_deref(), false);
+        let mut g = write_lock(&self.shared);
+        if g.is_some() {
+            *g = reloaded.ok();
+        }
+    }
+
+    /// Starts a seal or compaction in the background if one is asked for or due.
+    fn maybe_start_job(&mut self) {
+        if self.busy || self.closing {
+            return;
+        }
+        let Some(dir) = self.dir.clone() else {
+            for r in self.want_seal.drain(..).chain(self.want_compact.drain(..)) {
+                r(Err(Error::Unsupported(
+                    "sealing needs a collection directory".into(),
+                )));
+            }
+            return;
+        };
+        let shared = self.shared.clone();
+        let mut guard = write_lock(&shared);
+        let Some(col) = guard.as_mut() else { return };
+        let seal_due =
+            !self.want_seal.is_empty() || col.mutable_len() >= self.cfg.max_mutable_records;
+        if seal_due {
+            if let Some(input) = col.begin_seal() {
+                drop(guard);
+                self.waiters = std::mem::take(&mut self.want_seal);
+                self.busy = true;
+                let generation = self.next_gen;
+                self.next_gen += 1;
+                let (tx, cancel, params) = (self.tx.clone(), self.cancel.clone(), self.cfg.index);
+                let spawned = std::thread::Builder::new()
+                    .name("horosvec-seal".into())
+                    .spawn(move || {
+                        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            let ix = input.build_index(params, &cancel)?;
+                            let path = write_segment_file(&dir, generation, &input.rows(), &ix)?;
+                            let seg = open_segment_file(&dir, generation, input.dim, input.metric);
+                            if seg.is_err() {
+                                let _ = std::fs::remove_file(path);
+                            }
+                            seg
+                        }))
+                        .unwrap_or_else(|_| Err(Error::Internal("the seal build panicked".into())));
+                        let _ = tx.send(Msg::Built(Built::Seal { input, result }));
+                    });
+                if spawned.is_err() {
+                    self.busy = false;
+                    if let Some(c) = write_lock(&self.shared).as_mut() {
+                        c.abort_swap();
+                    }
+                    for r in self.waiters.drain(..) {
+                        r(Err(Error::Io("cannot start the seal thread".into())));
+                    }
+                }
+                return;
+            }
+        }
+        // nothing to seal: answered after the lock is released (a reply may read the collection)
+        let nothing_sealed: Vec<Reply> = self.want_seal.drain(..).collect();
+        let parts = compaction_choice(col, &self.cfg, !self.want_compact.is_empty())
+            .and_then(|p| col.begin_compaction(&p));
+        drop(guard);
+        for r in nothing_sealed {
+            r(Ok(0));
+        }
+        let Some(parts) = parts else {
+            for r in self.want_compact.drain(..) {
+                r(Ok(0));
+            }
+            return;
+        };
+        self.waiters = std::mem::take(&mut self.want_compact);
+        self.busy = true;
+        let generation = self.next_gen;
+        self.next_gen += 1;
+        let (tx, cancel, params) = (self.tx.clone(), self.cancel.clone(), self.cfg.index);
+        let spawned = std::thread::Builder::new()
+            .name("horosvec-compact".into())
+            .spawn(move || {
+                let mut origin = Vec::new();
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let (input, o) = SealInput::from_parts(&parts)?;
+                    origin = o;
+                    if input.is_empty() {
+                        return Ok(None);
+                    }
+                    let ix = input.build_index(params, &cancel)?;
+                    let path = write_segment_file(&dir, generation, &input.rows(), &ix)?;
+                    let seg = open_segment_file(&dir, generation, input.dim, input.metric);
+                    if seg.is_err() {
+                        let _ = std::fs::remove_file(path);
+                    }
+                    seg.map(Some)
+                }))
+                .unwrap_or_else(|_| Err(Error::Internal("the compaction build panicked".into())));
+                let _ = tx.send(Msg::Built(Built::Compact {
+                    parts,
+                    origin,
+                    result,
+                }));
+            });
+        if spawned.is_err() {
+            self.busy = false;
+            if let Some(c) = write_lock(&self.shared).as_mut() {
+                c.abort_swap();
+            }
+            for r in self.waiters.drain(..) {
+                r(Err(Error::Io("cannot start the compaction thread".into())));
+            }
+        }
+    }
+
+    /// Swaps a finished build in: memory under the write lock, then one manifest transaction.
+    fn install(&mut self, built: Built) {
+        self.busy = false;
+        let waiters = std::mem::take(&mut self.waiters);
+        let answer = |r: Result<usize>| {
+            for w in waiters {
+                w(r.clone());
+            }
+        };
+        if self.closing {
+            if let Some(c) = write_lock(&self.shared).as_mut() {
+                c.abort_swap();
+            }
+            return answer(Err(Error::Closed));
+        }
+        let swapped: Result<(Option<Arc<Segment>>, SwapOutcome, usize)> = {
+            let mut guard = write_lock(&self.shared);
+            match guard.as_mut() {
+                None => Err(Error::Closed),
+                Some(col) => {
+                    let r = match built {
+                        Built::Seal { input, result } => result
+                            .and_then(|seg| {
+                                col.install_sealed(seg.clone(), &input)
+                                    .map(|o| (Some(seg), o))
+                            })
+                            .map(|(s, o)| (s, o, input.len())),
+                        Built::Compact {
+                            parts,
+                            origin,
+                            result,
+                        } => result
+                            .and_then(|seg| {
+                                col.install_compacted(seg.clone(), &parts, &origin)
+                                    .map(|o| (seg, o))
+                            })
+                            .map(|(s, o)| (s, o, parts.len())),
+                    };
+                    if r.is_err() {
+                        col.abort_swap();
+                    }
+                    r
+                }
+            }
+        };
+        let (seg, outcome, count) = match swapped {
+            Ok(x) => x,
+            Err(e) => return answer(Err(e)),
+        };
+        let SwapOutcome {
+            new_tombstones,
+            moved,
+            removed,
+        } = &outcome;
+        let mut muts = Vec::new();
+        if let Some(seg) = &seg {
+            muts.push(Mutation::AddSegment {
+                generation: seg.generation(),
+                rows: seg.len() as u64,
+            });
+            muts.extend(new_tombstones.iter().map(|&row| Mutation::Tombstone {
+                generation: seg.generation(),
+                row,
+            }));
+        }
+        muts.extend(moved.iter().map(|id| Mutation::Delete { id }));
+        muts.extend(
+            removed
+                .iter()
+                .map(|&generation| Mutation::RemoveSegment { generation }),
+        );
+        let result = self.store.commit(&muts);
+        drop(muts);
+        match result {
+            Ok(()) => {
+                self.commits.fetch_add(1, Ordering::Relaxed);
+                if let Some(dir) = &self.dir {
+                    // the old files of a compaction: mappings stay valid until their last reader
+                    for g in removed {
+                        let _ = std::fs::remove_file(dir.join(segment_file_name(*g)));
+                    }
+                }
+                answer(Ok(count));
+            }
+            Err(e) => {
+                self.reload();
+                if let (Some(dir), Some(seg)) = (&self.dir, &seg) {
+                    let _ = std::fs::remove_file(dir.join(segment_file_name(seg.generation())));
+                }
+                answer(Err(e));
+            }
+        }
+    }
+}
+
+/// The sealed parts a compaction should merge, if any: all of them when `forced` (if there is
+/// something to gain), else the smallest when there are too many, else one whose tombstones
+/// pass the ratio.
+fn compaction_choice(col: &Collection, cfg: &SegmentConfig, forced: bool) -> Option<Vec<usize>> {
+    let parts = col.sealed();
+    if forced {
+        let gain = parts.len() > 1 || parts.iter().any(|p| p.tombstone_ratio() > 0.0);
+        return gain.then(|| (0..parts.len()).collect());
+    }
+    if parts.len() > cfg.max_sealed_segments {
+        let mut by_size: Vec<usize> = (0..parts.len()).collect();
+        by_size.sort_by_key(|&p| parts[p].live());
+        let take = (parts.len() - cfg.max_sealed_segments + 1).max(2);
+        let mut chosen: Vec<usize> = by_size[..take].to_vec();
+        chosen.sort_unstable();
+        return Some(chosen);
+    }
+    parts
+        .iter()
+        .position(|p| p.tombstone_ratio() > cfg.max_tombstone_ratio)
+        .map(|p| vec![p])
 }
 
 /// Applies one request to the collection (all or nothing); returns what changed and the count.
 fn apply(col: &mut Collection, req: WriteRequest) -> Result<(Applied, usize)> {
     match req {
-        WriteRequest::Put { kind, ids, vectors, metadata } => {
+        WriteRequest::Put {
+            kind,
+            ids,
+            vectors,
+            metadata,
+        } => {
             let w = col.prepare(kind, ids.clone(), vectors, metadata)?;
             let n = w.len();
             let (vectors, metadata) = w.payload();
             let (vectors, metadata) = (vectors.to_vec(), metadata.to_vec());
             col.commit(w)?;
             let seqs = ids.iter().map(|id| col.seq_of(id).unwrap_or(0)).collect();
-            Ok((Applied::Put { ids, seqs, vectors, metadata, dim: col.dim() }, n))
+            let tombstones = col.take_tombstones();
+            Ok((
+                Applied::Put {
+                    ids,
+                    seqs,
+                    vectors,
+                    metadata,
+                    dim: col.dim(),
+                    tombstones,
+                },
+                n,
+            ))
         }
         WriteRequest::Delete { ids } => {
-            let present: Vec<VectorId> = ids.iter().filter(|id| col.contains(id)).cloned().collect();
+            let present: Vec<VectorId> =
+                ids.iter().filter(|id| col.contains(id)).cloned().collect();
             let n = col.delete(&ids);
-            Ok((Applied::Delete { ids: present }, n))
+            let tombstones = col.take_tombstones();
+            Ok((
+                Applied::Delete {
+                    ids: present,
+                    tombstones,
+                },
+                n,
+            ))
         }
     }
 }

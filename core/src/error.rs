@@ -219,7 +219,7 @@ impl fmt::Display for Error {
             Error::Locked(p) => write!(f, "{p} is open for writing by another process or handle"),
             Error::Version(m) => write!(f, "unsupported format version: {m}"),
             Error::ReadOnly => f.write_str("the collection was opened read-only"),
-            Error::Unsupported(m) => write!(f, "not supported on this backend: {m}"),
+            Error::Unsupported(m) => write!(f, "not supported: {m}"),
         }
     }
 }

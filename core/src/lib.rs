@@ -26,6 +26,8 @@ pub mod error;
 pub mod flat;
 pub mod graph;
 pub mod quant;
+pub mod region;
+pub mod segment;
 mod rng;
 pub mod snapshot;
 pub mod store;

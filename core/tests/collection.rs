@@ -75,7 +75,7 @@ fn ties_follow_insertion_order_after_deletes_and_upserts() {
     let got: Vec<_> = col.search(&[0.0, 0.0], &opts).unwrap().into_iter().map(|h| h.id).collect();
     let want: Vec<_> = [8u64, 7, 6, 5, 3, 2, 1, 0].into_iter().map(VectorId::Int).collect();
     assert_eq!(got, want);
-    assert_eq!(col.get(&VectorId::Int(8)).unwrap().1, Some("{\"a\":1}"));
+    assert_eq!(col.get(&VectorId::Int(8)).unwrap().unwrap().1.as_deref(), Some("{\"a\":1}"));
 }
 
 #[test]
@@ -99,7 +99,7 @@ fn failed_batches_change_nothing() {
     }
     let e = col.add(vec!["m".into()], &[1.0; 3], Some(vec![Some("{not json".into())])).unwrap_err();
     assert_eq!(e.code().as_str(), "HV_INVALID_ARGUMENT");
-    assert_eq!(col.get(&"keep".into()).unwrap().0, &[1.0, 2.0, 3.0]);
+    assert_eq!(col.get(&"keep".into()).unwrap().unwrap().0, &[1.0, 2.0, 3.0]);
 }
 
 #[test]

@@ -16,7 +16,7 @@ fn tmp(name: &str) -> std::path::PathBuf {
 
 fn open(dir: &std::path::Path) -> DurableCollection {
     let s = SqliteStore::open(dir, Some(3), Some(Metric::L2), Durability::Full, false).unwrap();
-    DurableCollection::open(s, false).unwrap()
+    DurableCollection::open(s, false, Some(dir.to_path_buf()), Default::default()).unwrap()
 }
 
 /// Submits and waits.
@@ -53,9 +53,9 @@ fn writes_survive_reopen_with_sequences_and_metadata() {
     let c = g.as_ref().unwrap();
     assert_eq!(c.len(), 2);
     assert!(!c.contains(&VectorId::Int(4)));
-    let (v, m) = c.get(&VectorId::Int(2)).unwrap();
+    let (v, m) = c.get(&VectorId::Int(2)).unwrap().unwrap();
     assert_eq!(v, &[12.0, 0.0, 1.0]);
-    assert_eq!(m, Some("{\"i\":2}"));
+    assert_eq!(m.as_deref(), Some("{\"i\":2}"));
     // the upserted record keeps its original sequence (tie-break rank)
     assert!(c.seq_of(&VectorId::Int(1)).unwrap() < c.seq_of(&VectorId::Int(2)).unwrap());
     let hits = c.search(&[1.0, 0.0, 1.0], &SearchOptions::new(2).unwrap()).unwrap();
@@ -98,7 +98,7 @@ fn one_writer_per_directory_and_read_only_views() {
     write(&d, put(WriteKind::Add, &[1], 0.0)).unwrap();
     let e = SqliteStore::open(&dir, None, None, Durability::Full, false).err().unwrap();
     assert_eq!(e.code(), ErrorCode::Locked);
-    let ro = DurableCollection::open(SqliteStore::open(&dir, None, None, Durability::Full, true).unwrap(), true).unwrap();
+    let ro = DurableCollection::open(SqliteStore::open(&dir, None, None, Durability::Full, true).unwrap(), true, Some(dir.clone()), Default::default()).unwrap();
     assert_eq!(ro.shared().read().unwrap().as_ref().unwrap().len(), 1);
     assert_eq!(write(&ro, put(WriteKind::Add, &[2], 0.0)).unwrap_err().code(), ErrorCode::ReadOnly);
     d.close();
@@ -128,7 +128,7 @@ fn bad_files_and_options_give_stable_codes() {
         c.execute("UPDATE records SET vector = ?1", [v]).unwrap();
     }
     let s = SqliteStore::open(&dir, None, None, Durability::Full, false).unwrap();
-    let e = DurableCollection::open(s, false).err().unwrap();
+    let e = DurableCollection::open(s, false, Some(dir.clone()), Default::default()).err().unwrap();
     assert_eq!(e.code(), ErrorCode::Corrupt, "{e}");
     // another format version
     {

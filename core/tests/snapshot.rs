@@ -33,7 +33,7 @@ fn round_trip_keeps_records_and_index() {
     assert_eq!(d.len(), 2499);
     assert!(d.has_index());
     assert_eq!(d.stats().mode, c.stats().mode);
-    assert_eq!(d.get(&VectorId::from("s3")), c.get(&VectorId::from("s3")));
+    assert_eq!(d.get(&VectorId::from("s3")).unwrap(), c.get(&VectorId::from("s3")).unwrap());
     assert_eq!(d.seq_of(&VectorId::Int(12)), c.seq_of(&VectorId::Int(12)));
     let q = seeded(1, 24, 99);
     let o = SearchOptions::new(10).unwrap();

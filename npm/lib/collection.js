@@ -140,14 +140,18 @@ export function makeApi(raw) {
       }
       if (typeof path !== 'string' || path === '') throw hvError('HV_INVALID_ARGUMENT', 'path must be a non-empty string (a directory)');
       if (options === null || typeof options !== 'object') throw hvError('HV_INVALID_ARGUMENT', 'open options must be an object');
-      const { dim, metric, durability = 'full', readOnly = false } = options;
+      const { dim, metric, durability = 'full', readOnly = false, maxMutableRecords, maxSealedSegments, maxTombstoneRatio, verify = false } = options;
+      for (const [name, v] of [['maxMutableRecords', maxMutableRecords], ['maxSealedSegments', maxSealedSegments], ['maxTombstoneRatio', maxTombstoneRatio]]) {
+        if (v !== undefined && typeof v !== 'number') throw hvError('HV_INVALID_ARGUMENT', `${name} must be a number, got ${typeof v}`);
+      }
+      if (typeof verify !== 'boolean') throw hvError('HV_INVALID_ARGUMENT', 'verify must be a boolean');
       if (dim !== undefined && typeof dim !== 'number') throw hvError('HV_INVALID_ARGUMENT', `dim must be a positive integer, got ${typeof dim}`);
       if (metric !== undefined && typeof metric !== 'string') throw hvError('HV_INVALID_ARGUMENT', `metric must be a string, got ${typeof metric}`);
       if (typeof durability !== 'string') throw hvError('HV_INVALID_ARGUMENT', `durability must be "full", "normal" or "off"`);
       if (typeof readOnly !== 'boolean') throw hvError('HV_INVALID_ARGUMENT', 'readOnly must be a boolean');
       let rawCol;
       try {
-        rawCol = await raw.CoreCollection.openAsync(path, dim, metric, durability, readOnly);
+        rawCol = await raw.CoreCollection.openAsync(path, dim, metric, durability, readOnly, { maxMutableRecords, maxSealedSegments, maxTombstoneRatio, verify });
       } catch (e) {
         throw toHvError(e);
       }
@@ -247,6 +251,26 @@ export function makeApi(raw) {
 
     add(ids, vectors, metadata) {
       return this.#write('add', ids, vectors, metadata);
+    }
+
+    #segmentOp(name) {
+      try {
+        this.#open();
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      if (!this.#durable) {
+        return Promise.reject(hvError('HV_UNSUPPORTED', `${name}() works on collections opened with Collection.open(path); this one lives in memory`));
+      }
+      return this.#call(true, (r) => r[name](), () => {});
+    }
+
+    seal() {
+      return this.#segmentOp('seal');
+    }
+
+    compact() {
+      return this.#segmentOp('compact');
     }
 
     upsert(ids, vectors, metadata) {

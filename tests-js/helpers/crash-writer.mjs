@@ -3,11 +3,12 @@
 // commit is exercised), printing "sub <batch> <count>" before submitting a batch and
 // "ack <batch> <count>" on stdout once each batch's
 // Promise resolved, i.e. once it is durable. Batch b holds ids `${tag}-${b}-${j}`; argv[3] is the
-// tag of this run. The parent kills it with SIGKILL at a random moment.
+// tag of this run; argv[5] "segments" turns on frequent sealing and compaction. The parent kills
+// it with SIGKILL at a random moment.
 import { writeSync } from 'node:fs';
 import { Collection } from 'horosvec';
 
-const [dir, tag, seedArg] = process.argv.slice(2);
+const [dir, tag, seedArg, mode] = process.argv.slice(2);
 const DIM = 8;
 let seed = Number(seedArg ?? 1) >>> 0;
 const rand = () => {
@@ -18,7 +19,10 @@ const rand = () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
 
-const col = await Collection.open(dir, { dim: DIM, metric: 'l2', durability: 'full' });
+// "segments" mode: seal every 150 records and merge past 3 sealed segments, so that kills also
+// land during background seals and compactions
+const segmentOptions = mode === 'segments' ? { maxMutableRecords: 150, maxSealedSegments: 3, maxTombstoneRatio: 0.05 } : {};
+const col = await Collection.open(dir, { dim: DIM, metric: 'l2', durability: 'full', ...segmentOptions });
 writeSync(1, 'open\n');
 let batch = 0;
 const inflight = new Set();

@@ -7,6 +7,7 @@
 //   * search still works;
 // then close and go again with a new tag, on the same directory.
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Collection } from 'horosvec';
@@ -14,9 +15,10 @@ import { Collection } from 'horosvec';
 const WRITER = join(dirname(fileURLToPath(import.meta.url)), 'crash-writer.mjs');
 
 /** Runs the writer until killed after `ms` milliseconds (counted from its "open" line). */
-function runWriter(dir, tag, seed, ms) {
+function runWriter(dir, tag, seed, ms, segments) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WRITER, dir, tag, String(seed)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = [WRITER, dir, tag, String(seed), ...(segments ? ['segments'] : [])];
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     let timer = null;
@@ -42,19 +44,22 @@ function runWriter(dir, tag, seed, ms) {
 
 /**
  * `kills` rounds on directory `dir`; returns { kills, acked, unackedPresent, unackedAbsent,
- * records } or throws on the first violation.
+ * records, maxSealedSegments } or throws on the first violation. With `segments`, the writer
+ * seals every 150 records and merges past 3 sealed segments, so kills land during background
+ * seals and compactions too.
  */
-export async function crashRounds(dir, kills, { seed = 1, minMs = 20, maxMs = 400, log = () => {} } = {}) {
+export async function crashRounds(dir, kills, { seed = 1, minMs = 20, maxMs = 400, segments = false, log = () => {} } = {}) {
   let s = seed >>> 0;
   const rand = () => {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
     return s / 2 ** 32;
   };
-  const stats = { kills: 0, acked: 0, unackedPresent: 0, unackedAbsent: 0, records: 0 };
+  const stats = { kills: 0, acked: 0, unackedPresent: 0, unackedAbsent: 0, records: 0, maxSealedSegments: 0, orphanFilesRemoved: 0 };
+  const segmentFiles = () => readdirSync(dir).filter((f) => f.startsWith('seg-')).length;
   for (let round = 0; round < kills; round++) {
     const tag = `r${round}`;
     const ms = minMs + Math.floor(rand() * (maxMs - minMs));
-    const out = await runWriter(dir, tag, seed + round, ms);
+    const out = await runWriter(dir, tag, seed + round, ms, segments);
     stats.kills++;
     const submitted = new Map();
     const acked = new Set();
@@ -67,7 +72,10 @@ export async function crashRounds(dir, kills, { seed = 1, minMs = 20, maxMs = 40
       else if (what === 'dsub') delSubmitted.add(Number(b));
       else if (what === 'del' && Number(n) === 1) delAcked.add(Number(b));
     }
+    const filesBefore = segmentFiles();
     const col = await Collection.open(dir);
+    // files of a seal or compaction the kill interrupted (or whose old files it left) are gone
+    stats.orphanFilesRemoved += filesBefore - segmentFiles();
     try {
       for (const [b, n] of submitted) {
         let present = 0;
@@ -95,10 +103,11 @@ export async function crashRounds(dir, kills, { seed = 1, minMs = 20, maxMs = 40
       const hits = await col.search(new Float32Array(8).fill(0.5), { k: 5 });
       if (col.size > 0 && hits.length !== Math.min(5, col.size)) throw new Error(`round ${round}: search returned ${hits.length} hits`);
       stats.records = col.size;
+      stats.maxSealedSegments = Math.max(stats.maxSealedSegments, col.stats().sealedSegments);
     } finally {
       await col.close();
     }
-    log(`kill ${round + 1}/${kills} after ${ms} ms: ${acked.size} acknowledged, ${submitted.size - acked.size} in flight; ${stats.records} records`);
+    log(`kill ${round + 1}/${kills} after ${ms} ms: ${acked.size} acknowledged, ${submitted.size - acked.size} in flight; ${stats.records} records, ${stats.maxSealedSegments} sealed segments at most, ${stats.orphanFilesRemoved} orphan files removed so far`);
   }
   return stats;
 }

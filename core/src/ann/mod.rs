@@ -145,13 +145,19 @@ fn build_error(e: BuildError) -> Error {
     }
 }
 
+/// The RaBitQ parameters of an index's codes: its code width, and a seed derived from the build
+/// seed.
+pub fn code_params(params: &IndexParams) -> RabitqParams {
+    RabitqParams::new(params.bits).with_seed(params.seed ^ 0x9e37_79b9_7f4a_7c15)
+}
+
 /// The RaBitQ codes of every row of `view` (none under L1), seeded from the build seed.
 fn encode_codes(view: &FlatView<'_>, params: &IndexParams) -> Result<Option<RabitqIndex>> {
     if view.metric == Metric::L1 {
         return Ok(None);
     }
     let n = view.seqs.len();
-    let qp = RabitqParams::new(params.bits).with_seed(params.seed ^ 0x9e37_79b9_7f4a_7c15);
+    let qp = code_params(params);
     RabitqIndex::encode_all(&view.vectors[..n * view.dim], view.dim, view.metric, qp).map(Some)
 }
 
@@ -249,6 +255,26 @@ impl AnnIndex {
         }
         let codes = encode_codes(view, &params)?;
         Ok(AnnIndex { params, graph, codes, deleted: vec![false; n], n_deleted: 0, pool: Mutex::new(Vec::new()) })
+    }
+
+    /// An index from parts read in place (a mapped segment file): the graph and, except under
+    /// L1, the RaBitQ codes, both over the same `n` rows. Nothing is rebuilt or re-encoded.
+    ///
+    /// # Errors
+    /// `HV_INVALID_ARGUMENT` (parameters), `HV_CORRUPT` (graph and codes disagree in size, or
+    /// codes missing/present against the metric).
+    pub fn from_mapped(metric: Metric, params: IndexParams, graph: Graph, codes: Option<RabitqIndex>) -> Result<AnnIndex> {
+        params.validate()?;
+        let n = graph.len();
+        if codes.as_ref().is_some_and(|c| c.len() != n) || codes.is_some() == (metric == Metric::L1) {
+            return Err(Error::Corrupt("segment index: codes and graph do not match".into()));
+        }
+        Ok(AnnIndex { params, graph, codes, deleted: vec![false; n], n_deleted: 0, pool: Mutex::new(Vec::new()) })
+    }
+
+    /// The RaBitQ codes (none under L1).
+    pub fn codes(&self) -> Option<&RabitqIndex> {
+        self.codes.as_ref()
     }
 
     /// The graph (node `i` = row `i`).
@@ -380,8 +406,10 @@ impl AnnIndex {
             query: None,
         });
         let ef = opts.ef.max(k);
-        let deleted = &self.deleted;
-        let filter = |n: u32| !deleted[n as usize];
+        // Tombstones come from the view: the collection's own flags for its rows, or a sealed
+        // segment's flags kept by the collection (the segment's file never changes).
+        let deleted = view.deleted;
+        let filter = |n: u32| !deleted.get(n as usize).copied().unwrap_or(false);
         let rerank = opts.rerank.max(k);
         let mut top = TopK::new(k);
         let Scratch { walk, query } = &mut scratch;

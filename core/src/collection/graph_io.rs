@@ -59,6 +59,7 @@ impl Collection {
     /// `HV_INVALID_ARGUMENT`: an empty collection, `degree` outside 1..=4096, an adjacency whose
     /// length is not `n × degree`, a neighbour or entry ≥ `n` (nothing is changed).
     pub fn import_graph(&mut self, adjacency: &[u32], degree: usize, entry: Option<u32>, params: IndexParams) -> Result<ImportReport> {
+        self.no_sealed("importGraph")?;
         self.consolidate()?; // a no-op without tombstones
         let order = self.node_order();
         let n = order.len();
@@ -129,6 +130,7 @@ impl Collection {
     /// # Errors
     /// `HV_INVALID_ARGUMENT` when there is no index.
     pub fn export_graph(&mut self) -> Result<ExportedGraph> {
+        self.no_sealed("exportGraph")?;
         self.consolidate()?; // a no-op without tombstones
         let Some(ix) = self.index.as_ref() else {
             return Err(Error::invalid_argument("export_graph: no index; call buildIndex (or importGraph) first"));

@@ -8,8 +8,11 @@
 //! validates its whole batch before changing anything, so a failed call changes nothing.
 
 mod graph_io;
+mod sealed;
 
 pub use graph_io::{ExportedGraph, ImportReport, NO_NEIGHBOR};
+pub use sealed::{SealInput, SealedPart, SegmentStats, SwapOutcome};
+use sealed::Place;
 
 use std::collections::{HashMap, HashSet};
 
@@ -137,8 +140,12 @@ pub struct Stats {
     pub vector_bytes: usize,
     /// Bytes per vector of what the graph walk touches (codes, factors, adjacency); 0 without an index.
     pub index_bytes_per_vector: f64,
-    /// Deleted records still present as tombstones in the index.
+    /// Deleted records still present as tombstones (in the index and in sealed segments).
     pub tombstones: usize,
+    /// Records in the mutable segment (all of them for an in-memory collection).
+    pub mutable_records: usize,
+    /// Sealed segments (durable collections).
+    pub sealed_segments: usize,
 }
 
 /// An in-memory collection of vectors with exact search.
@@ -160,6 +167,14 @@ pub struct Collection {
     index: Option<AnnIndex>,
     /// Bumped by every mutation (an index built from one version is installed only on it).
     version: u64,
+    /// Sealed segments, oldest first (the rows above are the mutable segment).
+    sealed: Vec<SealedPart>,
+    /// Live records in the sealed segments.
+    sealed_live: usize,
+    /// Sealed-row tombstones not yet taken by the store (`take_tombstones`).
+    tombstone_journal: Vec<(u64, u32)>,
+    /// Ids written since a seal or compaction began (None when none is in progress).
+    dirty: Option<HashSet<VectorId>>,
 }
 
 /// Which write a [`PreparedWrite`] performs.
@@ -229,6 +244,10 @@ impl Collection {
             next_seq: 0,
             index: None,
             version: 0,
+            sealed: Vec::new(),
+            sealed_live: 0,
+            tombstone_journal: Vec::new(),
+            dirty: None,
         })
     }
 
@@ -244,12 +263,12 @@ impl Collection {
 
     /// Number of (live) records.
     pub fn len(&self) -> usize {
-        self.rows.len()
+        self.rows.len() + self.sealed_live
     }
 
     /// True when the collection holds no record.
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.len() == 0
     }
 
     /// The mutation counter (see [`Collection::install_index`]).
@@ -269,10 +288,16 @@ impl Collection {
             dim: self.dim,
             metric: self.metric,
             kernel: self.kernels.name,
-            mode: self.index.as_ref().map_or_else(|| "exact".to_string(), AnnIndex::mode),
+            mode: match (self.sealed.first(), &self.index) {
+                (Some(p), _) => format!("segmented-{}", p.seg.index().mode()),
+                (None, Some(ix)) => ix.mode(),
+                (None, None) => "exact".to_string(),
+            },
             vector_bytes: self.vectors.len() * 4,
             index_bytes_per_vector: self.index.as_ref().map_or(0.0, AnnIndex::walk_bytes_per_vector),
-            tombstones: self.index.as_ref().map_or(0, AnnIndex::deleted_count),
+            tombstones: self.index.as_ref().map_or(0, AnnIndex::deleted_count) + self.sealed.iter().map(|p| p.n_deleted).sum::<usize>(),
+            mutable_records: self.rows.len(),
+            sealed_segments: self.sealed.len(),
         }
     }
 
@@ -365,7 +390,7 @@ impl Collection {
     /// `add` only: no id of the batch may be stored already.
     fn check_fresh(&self, w: &PreparedWrite) -> Result<()> {
         if w.kind == WriteKind::Add {
-            if let Some(id) = w.ids.iter().find(|id| self.rows.contains_key(*id)) {
+            if let Some(id) = w.ids.iter().find(|id| self.place(id).is_some()) {
                 return Err(Error::DuplicateId(format!("{id} (already stored; use upsert to replace)")));
             }
         }
@@ -393,6 +418,19 @@ impl Collection {
         for (i, (id, meta)) in ids.into_iter().zip(metadata).enumerate() {
             let v = &vectors[i * dim..(i + 1) * dim];
             let inv = cos.then(|| inv_norms[i]);
+            self.touch(&id);
+            if self.sealed_live > 0 && !self.rows.contains_key(&id) {
+                if let Some(Place::Sealed(p, row)) = self.place(&id) {
+                    // a sealed record: tombstone its row, the new version joins the mutable
+                    // segment with the original insertion sequence
+                    let seq = self.sealed[p].seg.seq(row);
+                    self.kill_sealed(p, row);
+                    self.push_row(id, v, inv, meta);
+                    *self.seqs.last_mut().expect("row just pushed") = seq;
+                    self.next_seq -= 1;
+                    continue;
+                }
+            }
             match self.rows.get(&id).copied() {
                 Some(row) if !indexed => {
                     let r = row as usize;
@@ -489,7 +527,16 @@ impl Collection {
     pub fn delete(&mut self, ids: &[VectorId]) -> usize {
         let mut deleted = 0;
         for id in ids {
-            let Some(row) = self.rows.remove(id) else { continue };
+            let Some(row) = self.rows.remove(id) else {
+                if let Some(Place::Sealed(p, row)) = self.place(id) {
+                    self.touch(id);
+                    if self.kill_sealed(p, row) {
+                        deleted += 1;
+                    }
+                }
+                continue;
+            };
+            self.touch(id);
             deleted += 1;
             if let Some(ix) = self.index.as_mut() {
                 ix.mark_deleted(row);
@@ -645,12 +692,47 @@ impl Collection {
     /// # Errors
     /// `HV_OUT_OF_MEMORY`, `HV_INTERNAL`.
     pub fn to_bytes(&mut self) -> Result<Vec<u8>> {
+        if !self.sealed.is_empty() {
+            return self.to_bytes_segmented();
+        }
         self.consolidate()?; // a no-op without tombstones
         let n = self.ids.len();
         let dim = self.dim;
         let records = (0..n).map(|r| (&self.ids[r], self.seqs[r], &self.vectors[r * dim..(r + 1) * dim], self.metadata[r].as_deref()));
         let index = self.index.as_ref().map(|ix| crate::snapshot::IndexPart { params: ix.params(), graph: ix.graph() });
         crate::snapshot::write(dim, self.metric, n, records, index)
+    }
+
+    /// The snapshot of a collection with sealed segments: every live record, in insertion order,
+    /// without an index (the segments' graphs cover only their own rows; the loader can build
+    /// one over the whole).
+    fn to_bytes_segmented(&self) -> Result<Vec<u8>> {
+        let dim = self.dim;
+        let mut recs: Vec<(VectorId, u64, &[f32], Option<String>)> = Vec::with_capacity(self.len());
+        for (r, id) in self.ids.iter().enumerate() {
+            if self.rows.contains_key(id) && self.index.as_ref().is_none_or(|ix| !ix.is_deleted(r as u32)) {
+                recs.push((id.clone(), self.seqs[r], &self.vectors[r * dim..(r + 1) * dim], self.metadata[r].clone()));
+            }
+        }
+        for part in &self.sealed {
+            for row in 0..part.seg.len() as u32 {
+                if !part.deleted.get(row as usize).copied().unwrap_or(false) {
+                    recs.push((part.seg.id(row)?, part.seg.seq(row), part.seg.vector(row), part.seg.metadata(row)?));
+                }
+            }
+        }
+        recs.sort_unstable_by_key(|r| r.1);
+        let n = recs.len();
+        crate::snapshot::write(dim, self.metric, n, recs.iter().map(|(id, seq, v, m)| (id, *seq, *v, m.as_deref())), None)
+    }
+
+    /// `HV_UNSUPPORTED` for operations that work on one in-memory graph when sealed segments exist.
+    fn no_sealed(&self, what: &str) -> Result<()> {
+        if self.sealed.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Unsupported(format!("{what} works on collections without sealed segments; this one has {}", self.sealed.len())))
+        }
     }
 
     /// Loads a snapshot made by [`Collection::to_bytes`] (on either backend).
@@ -675,19 +757,34 @@ impl Collection {
     }
 
     /// The stored vector (`dim` values, as supplied) and metadata JSON of `id`, if stored.
-    pub fn get(&self, id: &VectorId) -> Option<(&[f32], Option<&str>)> {
-        let r = *self.rows.get(id)? as usize;
-        Some((&self.vectors[r * self.dim..(r + 1) * self.dim], self.metadata[r].as_deref()))
+    ///
+    /// # Errors
+    /// `HV_CORRUPT` when a sealed segment's metadata cannot be read.
+    pub fn get(&self, id: &VectorId) -> Result<Option<(&[f32], Option<String>)>> {
+        Ok(match self.place(id) {
+            None => None,
+            Some(Place::Mutable(r)) => {
+                let r = r as usize;
+                Some((&self.vectors[r * self.dim..(r + 1) * self.dim], self.metadata[r].clone()))
+            }
+            Some(Place::Sealed(p, row)) => {
+                let seg = &self.sealed[p].seg;
+                Some((seg.vector(row), seg.metadata(row)?))
+            }
+        })
     }
 
     /// True if `id` is stored.
     pub fn contains(&self, id: &VectorId) -> bool {
-        self.rows.contains_key(id)
+        self.place(id).is_some()
     }
 
     /// The insertion sequence number of `id` (its tie-break rank), if stored.
     pub fn seq_of(&self, id: &VectorId) -> Option<u64> {
-        self.rows.get(id).map(|&r| self.seqs[r as usize])
+        match self.place(id)? {
+            Place::Mutable(r) => Some(self.seqs[r as usize]),
+            Place::Sealed(p, row) => Some(self.sealed[p].seg.seq(row)),
+        }
     }
 
     /// Appends one record read back from storage with its original sequence number `seq`.
@@ -704,7 +801,7 @@ impl Collection {
             return Err(Error::Corrupt(format!("stored record {id} has insertion sequence {seq} (above 2^53 − 1)")));
         }
         let inv = self.check_vector(v, 0).map_err(|e| Error::Corrupt(format!("stored record {id}: {e}")))?;
-        if self.rows.contains_key(&id) {
+        if self.place(&id).is_some() {
             return Err(Error::Corrupt(format!("stored id {id} appears twice")));
         }
         if let Some(m) = &metadata {
@@ -775,6 +872,10 @@ impl Collection {
         let mut q = Vec::with_capacity(self.dim);
         flat::prepare_query(self.metric, self.kernels, query, &mut q);
         let k = opts.k.min(self.len().max(1));
+        if !self.sealed.is_empty() {
+            let hits = self.search_all(query, &q, k, opts)?;
+            return self.hits_all(hits, opts);
+        }
         let hits = match self.index_for(opts) {
             Some((ix, a)) => ix.search(&self.view(), query, &q, k, a)?,
             None => flat::search_one(&self.view(), &q, k),
@@ -803,6 +904,21 @@ impl Collection {
             prepared.extend_from_slice(&q);
         }
         let k = opts.k.min(self.len().max(1));
+        if !self.sealed.is_empty() {
+            let nq = queries.len() / self.dim;
+            let one = |j: usize| {
+                let r = j * self.dim..(j + 1) * self.dim;
+                self.search_all(&queries[r.clone()], &prepared[r], k, opts).and_then(|h| self.hits_all(h, opts))
+            };
+            #[cfg(feature = "parallel")]
+            let res: Result<Vec<Vec<SearchHit>>> = {
+                use rayon::prelude::*;
+                (0..nq).into_par_iter().map(one).collect()
+            };
+            #[cfg(not(feature = "parallel"))]
+            let res: Result<Vec<Vec<SearchHit>>> = (0..nq).map(one).collect();
+            return res;
+        }
         let view = self.view();
         let all = match self.index_for(opts) {
             Some((ix, a)) => {

@@ -398,7 +398,7 @@ pub(crate) fn prune_overfull<N: NodeDistance + ?Sized>(
     let r = graph.r;
     let n = graph.len();
     let ids: Vec<u32> = (0..n as u32).collect();
-    zip_chunks(&ids, 64, &mut graph.adj, 64 * stride, |_, pts, rows| {
+    zip_chunks(&ids, 64, &mut graph.adj[..], 64 * stride, |_, pts, rows| {
         pool.with(|w| {
             for (k, &p) in pts.iter().enumerate() {
                 let row = &mut rows[k * stride..(k + 1) * stride];
@@ -509,7 +509,7 @@ fn random_start(graph: &mut Graph, seed: u64) {
     let stride = graph.stride;
     let deg = graph.r.min(n - 1);
     let ids: Vec<u32> = (0..n as u32).collect();
-    zip_chunks(&ids, 256, &mut graph.adj, 256 * stride, |_, pts, rows| {
+    zip_chunks(&ids, 256, &mut graph.adj[..], 256 * stride, |_, pts, rows| {
         for (k, &p) in pts.iter().enumerate() {
             let row = &mut rows[k * stride..(k + 1) * stride];
             if deg == n - 1 {

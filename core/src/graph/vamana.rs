@@ -1,6 +1,65 @@
 //! The graph's storage: a flat fixed-stride adjacency with the degree inline.
 
 use super::build::BuildError;
+use crate::region::Region;
+
+/// The adjacency values: owned, or read in place from a mapped segment file (copied on the
+/// first mutable access).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Adj {
+    owned: Vec<u32>,
+    mapped: Option<Region>,
+}
+
+impl From<Vec<u32>> for Adj {
+    fn from(owned: Vec<u32>) -> Adj {
+        Adj { owned, mapped: None }
+    }
+}
+
+impl std::ops::Deref for Adj {
+    type Target = [u32];
+    #[inline]
+    fn deref(&self) -> &[u32] {
+        match &self.mapped {
+            Some(r) => r.as_slice::<u32>(),
+            None => &self.owned,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Adj {
+    fn deref_mut(&mut self) -> &mut [u32] {
+        self.vec()
+    }
+}
+
+impl Adj {
+    /// The owned values, copying mapped ones first.
+    fn vec(&mut self) -> &mut Vec<u32> {
+        if let Some(r) = self.mapped.take() {
+            self.owned = r.as_slice::<u32>().to_vec();
+        }
+        &mut self.owned
+    }
+
+    pub(crate) fn resize(&mut self, n: usize, v: u32) {
+        self.vec().resize(n, v);
+    }
+
+    pub(crate) fn truncate(&mut self, n: usize) {
+        self.vec().truncate(n);
+    }
+
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.vec().shrink_to_fit();
+    }
+
+    /// Heap values held (0 when mapped).
+    pub(crate) fn capacity(&self) -> usize {
+        if self.mapped.is_some() { 0 } else { self.owned.capacity() }
+    }
+}
 
 /// A directed proximity graph over nodes `0..len()` with out-degree ≤ R and one entry point.
 ///
@@ -18,7 +77,7 @@ pub struct Graph {
     /// Row stride = capacity + 1 (R + 1 outside a build; the build may use a larger capacity).
     pub(crate) stride: usize,
     /// `len × stride` values: `[degree, neighbours…]` per row.
-    pub(crate) adj: Vec<u32>,
+    pub(crate) adj: Adj,
     /// Entry point of every search (the medoid after a build).
     pub(crate) entry: u32,
 }
@@ -46,7 +105,7 @@ impl Graph {
     }
 
     pub(crate) fn with_capacity(r: usize, cap: usize) -> Graph {
-        Graph { r, stride: cap + 1, adj: Vec::new(), entry: 0 }
+        Graph { r, stride: cap + 1, adj: Adj::default(), entry: 0 }
     }
 
     /// Rebuilds a graph from its parts, e.g. after loading them from disk: maximum degree `r`,
@@ -77,7 +136,7 @@ impl Graph {
             return Err(BuildError::InvalidGraph("entry point out of range"));
         }
         let mut g = Graph::with_capacity(r, r);
-        g.adj = vec![0; n * g.stride];
+        g.adj = vec![0; n * g.stride].into();
         let mut seen = vec![u32::MAX; n];
         let mut at = 0usize;
         for (i, &d) in degrees.iter().enumerate() {
@@ -103,6 +162,33 @@ impl Graph {
         }
         g.entry = entry;
         Ok(g)
+    }
+
+    /// A graph read in place from `adj`, a region of `n × (r + 1)` `u32`s laid out as
+    /// [`Graph`]'s rows (degree, then `r` neighbour slots), e.g. a mapped segment file.
+    ///
+    /// Only the shape and the entry point are checked here (constant time, so that opening a
+    /// segment stays instant); [`Graph::validate`] checks every edge.
+    ///
+    /// # Errors
+    /// [`BuildError::InvalidGraph`] for `r = 0`, a length that is not a whole number of rows,
+    /// too many nodes or an entry point out of range.
+    pub fn from_mapped(r: usize, adj: Region, entry: u32) -> Result<Graph, BuildError> {
+        if r == 0 {
+            return Err(BuildError::InvalidGraph("R must be at least 1"));
+        }
+        let values = adj.as_slice::<u32>().len();
+        if adj.len() != values * 4 || !values.is_multiple_of(r + 1) {
+            return Err(BuildError::InvalidGraph("adjacency is not a whole number of rows"));
+        }
+        let n = values / (r + 1);
+        if n > MAX_NODES {
+            return Err(BuildError::InvalidGraph("too many nodes"));
+        }
+        if n > 0 && entry as usize >= n {
+            return Err(BuildError::InvalidGraph("entry point out of range"));
+        }
+        Ok(Graph { r, stride: r + 1, adj: Adj { owned: Vec::new(), mapped: Some(adj) }, entry })
     }
 
     /// Number of nodes.
@@ -245,7 +331,7 @@ impl Graph {
             }
             adj[s] = d as u32;
         }
-        self.adj = adj;
+        self.adj = adj.into();
         self.entry = if n == 0 || remap[self.entry as usize] == u32::MAX {
             0
         } else {

@@ -52,6 +52,7 @@ use super::query::{quantize_query, PreparedQuery};
 use super::rotation::{Rotation, DEFAULT_ROUNDS};
 use crate::error::{Error, Result};
 use crate::types::Metric;
+use crate::region::Region;
 
 /// Default ε₀ of the RaBitQ error bound (RaBitQ-Library's `kConstEpsilon`). The bound is ε₀
 /// standard deviations of an error that is close to Gaussian, so ε₀ = 1.9 covers ≈ 94 % of pairs
@@ -333,6 +334,33 @@ impl RabitqIndex {
             .map(|r| code_norm_y(&r[..bits * words], bits, words))
             .fold(0.0, f32::max);
         Ok(index)
+    }
+
+    /// An index whose records are read in place from `records` (a mapped segment file, so
+    /// nothing is copied or re-encoded), with the `‖ȳ‖` maximum stored beside them.
+    ///
+    /// # Errors
+    /// As [`RabitqIndex::with_centroid`]; `HV_CORRUPT` if the region is not a whole number of
+    /// records or `norm_y_max` is not finite.
+    pub fn from_mapped(dim: usize, metric: Metric, params: RabitqParams, centroid: Vec<f32>, records: Region, norm_y_max: f32) -> Result<RabitqIndex> {
+        let mut index = RabitqIndex::with_centroid(dim, metric, params, centroid)?;
+        let words = records.as_slice::<u64>().len();
+        if records.len() != words * 8 || !words.is_multiple_of(index.record_words) || words / index.record_words > u32::MAX as usize {
+            return Err(Error::Corrupt(format!("RaBitQ records: {} bytes is not a whole number of {}-word records", records.len(), index.record_words)));
+        }
+        if !norm_y_max.is_finite() || norm_y_max < 0.0 {
+            return Err(Error::Corrupt(format!("RaBitQ records: stored code norm bound {norm_y_max} is invalid")));
+        }
+        index.len = words / index.record_words;
+        index.records = AlignedWords { lines: Vec::new(), len: words, mapped: Some(records) };
+        index.norm_y_max = norm_y_max;
+        Ok(index)
+    }
+
+    /// Largest `‖ȳ‖` over the stored codes (kept beside mapped records, see
+    /// [`RabitqIndex::from_mapped`]).
+    pub fn norm_y_max(&self) -> f32 {
+        self.norm_y_max
     }
 
     /// Encodes one more vector under the existing centroid and rotation; returns its number.
@@ -820,6 +848,9 @@ fn mean(data: &[f32], dim: usize, metric: Metric) -> Vec<f32> {
 struct AlignedWords {
     lines: Vec<Line>,
     len: usize,
+    /// When set, the words live in this read-only region (a mapped segment file) and `lines` is
+    /// empty; the first mutable access copies them into `lines`.
+    mapped: Option<Region>,
 }
 
 /// One cache line of words.
@@ -829,6 +860,9 @@ struct Line([u64; 8]);
 
 impl AlignedWords {
     fn as_slice(&self) -> &[u64] {
+        if let Some(r) = &self.mapped {
+            return &r.as_slice::<u64>()[..self.len];
+        }
         // SAFETY: `Line` is `repr(C)` around `[u64; 8]` with size 64 and no padding, so the
         // vector's buffer is `8 · lines.len()` initialised, properly aligned `u64`s, and
         // `len ≤ 8 · lines.len()` (kept by `resize_zeroed`).
@@ -836,12 +870,25 @@ impl AlignedWords {
     }
 
     fn as_mut_slice(&mut self) -> &mut [u64] {
+        self.unmap();
         // SAFETY: as in `as_slice`; the exclusive borrow of `self` makes the slice unique.
         unsafe { std::slice::from_raw_parts_mut(self.lines.as_mut_ptr().cast::<u64>(), self.len) }
     }
 
+    /// Copies mapped words into owned lines (copy on write).
+    fn unmap(&mut self) {
+        if let Some(r) = self.mapped.take() {
+            let words = &r.as_slice::<u64>()[..self.len];
+            self.lines = vec![Line([0; 8]); self.len.div_ceil(8)];
+            for (line, chunk) in self.lines.iter_mut().zip(words.chunks(8)) {
+                line.0[..chunk.len()].copy_from_slice(chunk);
+            }
+        }
+    }
+
     /// Grows (or shrinks) to `len` words; new words are zero.
     fn resize_zeroed(&mut self, len: usize) {
+        self.unmap();
         if len > self.len {
             // zero the tail of the last partially used line, then add whole zero lines
             let old = self.len;

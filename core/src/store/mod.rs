@@ -78,6 +78,25 @@ pub enum Mutation<'a> {
         /// The record's id.
         id: &'a VectorId,
     },
+    /// Tombstone row `row` of sealed segment `generation`.
+    Tombstone {
+        /// The segment's generation.
+        generation: u64,
+        /// The row.
+        row: u32,
+    },
+    /// Add sealed segment `generation` (its file is already written and synced) to the manifest.
+    AddSegment {
+        /// The segment's generation (its file name).
+        generation: u64,
+        /// Rows in the segment.
+        rows: u64,
+    },
+    /// Remove sealed segment `generation` and its tombstones from the manifest.
+    RemoveSegment {
+        /// The segment's generation.
+        generation: u64,
+    },
 }
 
 /// A record as `load` returns it.
@@ -93,10 +112,27 @@ pub struct StoredRecord {
     pub metadata: Option<String>,
 }
 
+/// A sealed segment as the manifest lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ManifestEntry {
+    /// Generation (file name and order).
+    pub generation: u64,
+    /// Rows in the segment.
+    pub rows: u64,
+    /// Tombstoned rows, ascending.
+    pub tombstones: Vec<u32>,
+}
+
 /// Where a collection's records live.
 pub trait RecordStore: Send {
     /// The stored collection's `(dim, metric)`.
     fn shape(&self) -> (usize, Metric);
+
+    /// The manifest: sealed segments, oldest generation first, with their tombstones.
+    ///
+    /// # Errors
+    /// `HV_IO`, `HV_CORRUPT`.
+    fn segments(&mut self) -> Result<Vec<ManifestEntry>>;
 
     /// Calls `sink` with every stored record in ascending `seq`.
     ///
@@ -149,12 +185,13 @@ pub struct MemoryStore {
     dim: usize,
     metric: Metric,
     records: BTreeMap<Vec<u8>, StoredRecord>,
+    segments: BTreeMap<u64, (u64, std::collections::BTreeSet<u32>)>,
 }
 
 impl MemoryStore {
     /// An empty store for `dim`-dimensional vectors under `metric`.
     pub fn new(dim: usize, metric: Metric) -> Self {
-        MemoryStore { dim, metric, records: BTreeMap::new() }
+        MemoryStore { dim, metric, records: BTreeMap::new(), segments: BTreeMap::new() }
     }
 
     /// Number of stored records.
@@ -171,6 +208,10 @@ impl MemoryStore {
 impl RecordStore for MemoryStore {
     fn shape(&self) -> (usize, Metric) {
         (self.dim, self.metric)
+    }
+
+    fn segments(&mut self) -> Result<Vec<ManifestEntry>> {
+        Ok(self.segments.iter().map(|(&generation, (rows, t))| ManifestEntry { generation, rows: *rows, tombstones: t.iter().copied().collect() }).collect())
     }
 
     fn load(&mut self, sink: &mut dyn FnMut(StoredRecord) -> Result<()>) -> Result<()> {
@@ -191,6 +232,17 @@ impl RecordStore for MemoryStore {
                 }
                 Mutation::Delete { id } => {
                     self.records.remove(&encode_id(id));
+                }
+                Mutation::Tombstone { generation, row } => {
+                    if let Some(s) = self.segments.get_mut(&generation) {
+                        s.1.insert(row);
+                    }
+                }
+                Mutation::AddSegment { generation, rows } => {
+                    self.segments.insert(generation, (rows, Default::default()));
+                }
+                Mutation::RemoveSegment { generation } => {
+                    self.segments.remove(&generation);
                 }
             }
         }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
-use super::{decode_id, encode_id, Durability, Mutation, RecordStore, StoredRecord};
+use super::{decode_id, encode_id, Durability, ManifestEntry, Mutation, RecordStore, StoredRecord};
 use crate::error::{Error, Result};
 use crate::types::Metric;
 
@@ -131,6 +131,11 @@ impl SqliteStore {
             create_schema(&conn, d, m).map_err(sql_err(&ctx))?;
             (d, m)
         };
+        if !read_only {
+            // the manifest tables (added to format 1 with sealed segments; created on first open
+            // for writing by this build, absent tables read as "no segment")
+            conn.execute_batch(SEGMENT_SCHEMA).map_err(sql_err(&ctx))?;
+        }
         Ok(SqliteStore { dir: dir.to_path_buf(), conn, dim, metric, read_only, _lock: lock })
     }
 
@@ -144,6 +149,10 @@ impl SqliteStore {
         self.read_only
     }
 }
+
+/// The manifest: one row per sealed segment, and the tombstoned rows of each.
+const SEGMENT_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS segments (generation INTEGER PRIMARY KEY, rows INTEGER NOT NULL);
+     CREATE TABLE IF NOT EXISTS tombstones (generation INTEGER NOT NULL, row INTEGER NOT NULL, PRIMARY KEY (generation, row)) WITHOUT ROWID;";
 
 fn create_schema(conn: &Connection, dim: usize, metric: Metric) -> rusqlite::Result<()> {
     conn.execute_batch(
@@ -213,6 +222,43 @@ impl RecordStore for SqliteStore {
         (self.dim, self.metric)
     }
 
+    fn segments(&mut self) -> Result<Vec<ManifestEntry>> {
+        let ctx = self.dir.join(DB_FILE).display().to_string();
+        let has: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('segments', 'tombstones')", [], |r| r.get(0))
+            .map_err(sql_err(&ctx))?;
+        if has < 2 {
+            return Ok(Vec::new());
+        }
+        let mut out: Vec<ManifestEntry> = Vec::new();
+        {
+            let mut stmt = self.conn.prepare("SELECT generation, rows FROM segments ORDER BY generation").map_err(sql_err(&ctx))?;
+            let mut rows = stmt.query([]).map_err(sql_err(&ctx))?;
+            while let Some(r) = rows.next().map_err(sql_err(&ctx))? {
+                let g: i64 = r.get(0).map_err(sql_err(&ctx))?;
+                let n: i64 = r.get(1).map_err(sql_err(&ctx))?;
+                if g < 0 || n <= 0 {
+                    return Err(Error::Corrupt(format!("{ctx}: manifest row (generation {g}, rows {n})")));
+                }
+                out.push(ManifestEntry { generation: g as u64, rows: n as u64, tombstones: Vec::new() });
+            }
+        }
+        let mut stmt = self.conn.prepare("SELECT generation, row FROM tombstones ORDER BY generation, row").map_err(sql_err(&ctx))?;
+        let mut rows = stmt.query([]).map_err(sql_err(&ctx))?;
+        while let Some(r) = rows.next().map_err(sql_err(&ctx))? {
+            let g: i64 = r.get(0).map_err(sql_err(&ctx))?;
+            let row: i64 = r.get(1).map_err(sql_err(&ctx))?;
+            let e = out
+                .iter_mut()
+                .find(|e| e.generation as i64 == g)
+                .filter(|e| row >= 0 && (row as u64) < e.rows)
+                .ok_or_else(|| Error::Corrupt(format!("{ctx}: tombstone ({g}, {row}) names no segment row")))?;
+            e.tombstones.push(row as u32);
+        }
+        Ok(out)
+    }
+
     fn load(&mut self, sink: &mut dyn FnMut(StoredRecord) -> Result<()>) -> Result<()> {
         let ctx = self.dir.join(DB_FILE).display().to_string();
         let mut stmt = self.conn.prepare("SELECT id, seq, vector, metadata, crc FROM records ORDER BY seq").map_err(sql_err(&ctx))?;
@@ -248,6 +294,7 @@ impl RecordStore for SqliteStore {
                 .prepare_cached("INSERT OR REPLACE INTO records (id, seq, vector, metadata, crc) VALUES (?1, ?2, ?3, ?4, ?5)")
                 .map_err(sql_err(&ctx))?;
             let mut del = tx.prepare_cached("DELETE FROM records WHERE id = ?1").map_err(sql_err(&ctx))?;
+            let mut tomb = tx.prepare_cached("INSERT OR IGNORE INTO tombstones (generation, row) VALUES (?1, ?2)").map_err(sql_err(&ctx))?;
             let mut bytes = Vec::new();
             for m in muts {
                 match *m {
@@ -261,6 +308,17 @@ impl RecordStore for SqliteStore {
                     }
                     Mutation::Delete { id } => {
                         del.execute(params![encode_id(id)]).map_err(sql_err(&ctx))?;
+                    }
+                    Mutation::Tombstone { generation, row } => {
+                        tomb.execute(params![generation as i64, row]).map_err(sql_err(&ctx))?;
+                    }
+                    Mutation::AddSegment { generation, rows } => {
+                        tx.execute("INSERT INTO segments (generation, rows) VALUES (?1, ?2)", params![generation as i64, rows as i64])
+                            .map_err(sql_err(&ctx))?;
+                    }
+                    Mutation::RemoveSegment { generation } => {
+                        tx.execute("DELETE FROM segments WHERE generation = ?1", params![generation as i64]).map_err(sql_err(&ctx))?;
+                        tx.execute("DELETE FROM tombstones WHERE generation = ?1", params![generation as i64]).map_err(sql_err(&ctx))?;
                     }
                 }
             }

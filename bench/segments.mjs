@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+// Sealed segments of durable collections, two measurements (JSONL records on stdout):
+//
+//   --phase open   Builds a collection of --n vectors (default 1,000,000: the minilm384 base
+//                  repeated with seeded noise, σ = 0.02 per component) in --dir, sealing every
+//                  --seal records in the background while inserting (durability 'off' for the
+//                  load), then measures, each in a fresh process, the time of Collection.open and
+//                  of the first search after it (--opens times). Page cache: warm (the files were
+//                  just written) unless dropping caches works (`cold` in the record).
+//   --phase mixed  minilm384 (100k): 90k sealed + 10k in the mutable segment, against the same
+//                  100k records fully sealed (one compacted segment). Search QPS (sequential
+//                  searchSync, ≥ 3 s window after a warm-up), recall@10 against an exact search,
+//                  k = 10, ef 64.
+//
+// Usage: node bench/segments.mjs --phase open|mixed [--dir PATH] [--n 1000000] [--seal 100000]
+import { mkdtempSync, rmSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir, cpus } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { execSync, execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import * as hv from 'horosvec';
+import { loadDataset } from './datasets.mjs';
+
+const { values } = parseArgs({
+  options: {
+    phase: { type: 'string', default: 'open' },
+    dir: { type: 'string' },
+    n: { type: 'string', default: '1000000' },
+    seal: { type: 'string', default: '100000' },
+    opens: { type: 'string', default: '5' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const SELF = fileURLToPath(import.meta.url);
+const rev = (() => {
+  try {
+    return execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+})();
+const machine = { cpu: cpus()[0]?.model, cores: cpus().length };
+const emit = (r) => process.stdout.write(`${JSON.stringify({ ...r, git: rev, date: new Date().toISOString(), machine })}\n`);
+
+function medium(path) {
+  try {
+    const [src, fstype] = execSync(`df --output=source,fstype ${JSON.stringify(path)} | tail -1`, { encoding: 'utf8' }).trim().split(/\s+/);
+    return fstype === 'tmpfs' ? 'tmpfs' : `${fstype} on ${src}`;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function dirBytes(dir) {
+  return readdirSync(dir).reduce((s, f) => s + statSync(join(dir, f)).size, 0);
+}
+
+/** Seeded normal noise (Box–Muller over a xorshift). */
+function noise(seed) {
+  let s = seed >>> 0 || 1;
+  const u = () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return (s + 0.5) / 2 ** 32;
+  };
+  return () => Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u());
+}
+
+if (values.phase === 'measure-open') {
+  // child: one open + first search, timed
+  const t0 = performance.now();
+  const col = await hv.Collection.open(values.dir, { readOnly: true });
+  const t1 = performance.now();
+  const q = new Float32Array(JSON.parse(process.env.HV_QUERY));
+  const hits = col.searchSync(q, { k: 10 });
+  const t2 = performance.now();
+  col.searchSync(q, { k: 10 });
+  const t3 = performance.now();
+  const s = col.stats();
+  process.stdout.write(JSON.stringify({ open_ms: t1 - t0, first_search_ms: t2 - t1, second_search_ms: t3 - t2, hits: hits.length, size: s.size, sealed_segments: s.sealedSegments, mode: s.mode }));
+  await col.close();
+  process.exit(0);
+}
+
+const { base, queries } = loadDataset('minilm384');
+const dim = base.dim;
+
+if (values.phase === 'open') {
+  const n = Number(values.n);
+  const dir = values.dir ?? mkdtempSync(join(tmpdir(), 'horosvec-open-'));
+  const col = await hv.Collection.open(dir, { dim, metric: 'cosine', durability: 'off', maxMutableRecords: Number(values.seal), maxSealedSegments: 1000 });
+  const batch = 10_000;
+  const t0 = performance.now();
+  const rnd = noise(12345);
+  for (let at = col.size; at < n; at += batch) {
+    const m = Math.min(batch, n - at);
+    const v = new Float32Array(m * dim);
+    for (let i = 0; i < m; i++) {
+      const src = (at + i) % base.n;
+      const rep = Math.floor((at + i) / base.n);
+      for (let j = 0; j < dim; j++) v[i * dim + j] = base.data[src * dim + j] + (rep === 0 ? 0 : 0.02 * rnd());
+    }
+    await col.add(Array.from({ length: m }, (_, i) => at + i), v);
+    if ((at / batch) % 10 === 0) process.stderr.write(`loaded ${at + m} / ${n} (${((performance.now() - t0) / 1000).toFixed(0)} s, ${col.stats().sealedSegments} sealed)\n`);
+  }
+  await col.seal();
+  await col.seal(); // the first may have waited for a running background seal
+  const build_s = (performance.now() - t0) / 1000;
+  const st = col.stats();
+  await col.close();
+  const bytes = dirBytes(dir);
+  let cold = false;
+  const q = Array.from(queries.data.subarray(0, dim));
+  const runs = [];
+  for (let i = 0; i < Number(values.opens); i++) {
+    try {
+      execSync('sync; echo 3 > /proc/sys/vm/drop_caches', { stdio: 'ignore' });
+      cold = true;
+    } catch {
+      cold = false;
+    }
+    const out = execFileSync(process.execPath, [SELF, '--phase', 'measure-open', '--dir', dir], { encoding: 'utf8', env: { ...process.env, HV_QUERY: JSON.stringify(q) } });
+    runs.push({ ...JSON.parse(out), cold });
+    process.stderr.write(`open ${i + 1}: ${out}\n`);
+  }
+  const med = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
+  emit({
+    bench: 'segments-open',
+    mode: st.mode,
+    storage: medium(dir),
+    page_cache: runs.every((r) => r.cold) ? 'cold (dropped before each open)' : 'warm',
+    n: st.size,
+    dim,
+    sealed_segments: st.sealedSegments,
+    seal_every: Number(values.seal),
+    load_and_seal_s: Number(build_s.toFixed(1)),
+    open_ms_median: Number(med('open_ms').toFixed(1)),
+    first_search_ms_median: Number(med('first_search_ms').toFixed(2)),
+    second_search_ms_median: Number(med('second_search_ms').toFixed(3)),
+    runs,
+    disk_bytes: bytes,
+    disk_bytes_per_vector: Number((bytes / st.size).toFixed(1)),
+    raw_f32_bytes_per_vector: dim * 4,
+    threads: hv.Collection.create({ dim: 1 }).stats().threads,
+  });
+  if (values.dir === undefined && !values.keep) rmSync(dir, { recursive: true, force: true });
+} else if (values.phase === 'mixed') {
+  const dir = values.dir ?? mkdtempSync(join(tmpdir(), 'horosvec-mixed-'));
+  const n = Math.min(base.n, 100_000);
+  const sealedN = n - 10_000;
+  const nq = Math.min(queries.n, 1_000);
+  const col = await hv.Collection.open(dir, { dim, metric: 'cosine', durability: 'off', maxMutableRecords: 10_000_000 });
+  const ids = (a, b) => Array.from({ length: b - a }, (_, i) => a + i);
+  await col.add(ids(0, sealedN), base.data.subarray(0, sealedN * dim));
+  await col.seal();
+  await col.add(ids(sealedN, n), base.data.subarray(sealedN * dim, n * dim));
+  const qs = queries.data.subarray(0, nq * dim);
+  const truth = (await col.searchBatch(qs, { k: 10, exact: true })).map((h) => h.map((x) => x.id));
+  const measure = (label) => {
+    const o = { k: 10, ef: 64 };
+    let found = 0;
+    for (let i = 0; i < nq; i++) {
+      const hits = col.searchSync(qs.subarray(i * dim, (i + 1) * dim), o);
+      found += hits.filter((h) => truth[i].includes(h.id)).length;
+    }
+    let done = 0;
+    const t0 = performance.now();
+    while (performance.now() - t0 < 3000) {
+      const i = done % nq;
+      col.searchSync(qs.subarray(i * dim, (i + 1) * dim), o);
+      done++;
+    }
+    const secs = (performance.now() - t0) / 1000;
+    const s = col.stats();
+    const r = { layout: label, mode: s.mode, sealed_segments: s.sealedSegments, mutable_records: s.mutableRecords, qps: Number((done / secs).toFixed(0)), recall_mean: Number((found / (10 * nq)).toFixed(4)) };
+    process.stderr.write(`${JSON.stringify(r)}\n`);
+    return r;
+  };
+  const mixed = measure('90k sealed + 10k mutable');
+  await col.seal();
+  await col.compact();
+  const sealed = measure('100k sealed (one segment)');
+  await col.close();
+  emit({ bench: 'segments-mixed', dataset: 'minilm384', n, dim, metric: 'cosine', k: 10, ef: 64, threads: 1, storage: medium(dir), mixed, sealed, qps_ratio: Number((mixed.qps / sealed.qps).toFixed(3)) });
+  if (values.dir === undefined && !values.keep) rmSync(dir, { recursive: true, force: true });
+} else {
+  throw new Error(`unknown --phase ${values.phase}`);
+}

@@ -1,0 +1,129 @@
+//! Read-only byte regions of an immutable file, shared by every structure that reads from it.
+//!
+//! A sealed segment file is mapped once ([`Backing`]: a memory map natively, an aligned buffer in
+//! tests and in the wasm build) and its sections are handed out as [`Region`]s: a shared handle on
+//! the backing plus a byte range. The graph, the RaBitQ codes and the rows then read straight from
+//! the mapping, so opening a segment copies nothing (seed-horosvec.md §3: open without
+//! re-materialising the hot plane).
+//!
+//! Typed access goes through `bytemuck`, which checks size and alignment; a region is validated
+//! once when it is made ([`Region::new`]), so the accessors never fail afterwards.
+
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+
+/// The bytes of one immutable file. Implementations must return the same bytes, at the same
+/// address, for their whole life (a memory map of a file nobody writes, or a buffer never moved).
+pub trait Backing: Send + Sync + 'static {
+    /// All bytes of the file.
+    fn bytes(&self) -> &[u8];
+}
+
+/// An owned buffer aligned to 64 bytes (a memory map is page-aligned; this stands in for one in
+/// tests and in the wasm build, where files are byte arrays).
+pub struct AlignedBuf {
+    lines: Vec<[u64; 8]>,
+    len: usize,
+}
+
+impl AlignedBuf {
+    /// Copies `bytes` into a fresh 64-byte aligned buffer.
+    pub fn from_bytes(bytes: &[u8]) -> AlignedBuf {
+        let mut lines = vec![[0u64; 8]; bytes.len().div_ceil(64)];
+        bytemuck::cast_slice_mut::<[u64; 8], u8>(&mut lines)[..bytes.len()].copy_from_slice(bytes);
+        AlignedBuf {
+            lines,
+            len: bytes.len(),
+        }
+    }
+}
+
+impl Backing for AlignedBuf {
+    fn bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice::<[u64; 8], u8>(&self.lines)[..self.len]
+    }
+}
+
+/// A byte range of a [`Backing`], readable as a slice of plain values.
+#[derive(Clone)]
+pub struct Region {
+    /// Keeps the bytes alive (and in place) for as long as the region exists.
+    _owner: Arc<dyn Backing>,
+    /// `backing.bytes()[start..]`, cached so that hot loops do not call through the trait.
+    ptr: *const u8,
+    start: usize,
+    len: usize,
+}
+
+// SAFETY: `ptr` points into the bytes of `backing`, which is `Send + Sync`, immutable and kept
+// alive (and unmoved, by the `Backing` contract) by the `Arc` held in the same struct.
+unsafe impl Send for Region {}
+// SAFETY: as above; the region only ever reads.
+unsafe impl Sync for Region {}
+
+impl std::fmt::Debug for Region {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Region({}..{})", self.start, self.start + self.len)
+    }
+}
+
+impl Region {
+    /// The bytes `start..start + len` of `backing`, to be read as `T`s.
+    ///
+    /// # Errors
+    /// `HV_CORRUPT` when the range leaves the file, its length is not a whole number of `T`s or
+    /// its start is not aligned for `T`.
+    pub fn new<T: bytemuck::Pod>(
+        backing: &Arc<dyn Backing>,
+        start: u64,
+        len: u64,
+        what: &str,
+    ) -> Result<Region> {
+        let total = backing.bytes().len() as u64;
+        let end = start.checked_add(len).filter(|&e| e <= total);
+        if end.is_none() {
+            return Err(Error::Corrupt(format!(
+                "{what}: bytes {start}..+{len} lie beyond the end of the file ({total} bytes)"
+            )));
+        }
+        let ptr = backing.bytes()[start as usize..].as_ptr();
+        let r = Region {
+            _owner: backing.clone(),
+            ptr,
+            start: start as usize,
+            len: len as usize,
+        };
+        bytemuck::try_cast_slice::<u8, T>(r.bytes()).map_err(|e| {
+            Error::Corrupt(format!(
+                "{what}: section at byte {start} of {len} bytes is misplaced ({e:?})"
+            ))
+        })?;
+        Ok(r)
+    }
+
+    /// The raw bytes.
+    #[inline]
+    pub fn bytes(&self) -> &[u8] {
+        // SAFETY: `ptr..ptr + len` lies inside `backing.bytes()` (checked by `new`), which lives
+        // as long as `self` (the `Arc`) and never changes or moves (the `Backing` contract).
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    /// The region as `T`s (size and alignment were checked by [`Region::new`]; a mismatching
+    /// `T` gives an empty slice).
+    #[inline]
+    pub fn as_slice<T: bytemuck::Pod>(&self) -> &[T] {
+        bytemuck::try_cast_slice(self.bytes()).unwrap_or(&[])
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True for an empty range.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}

@@ -1,0 +1,351 @@
+//! Sealed segments of durable collections: seal, merged search, tombstones, compaction, reopen,
+//! orphan cleanup and damaged files.
+#![cfg(feature = "durable")]
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::channel;
+
+use horosvec_core::durable::{DurableCollection, SegmentConfig, WriteRequest};
+use horosvec_core::segment::segment_file_name;
+use horosvec_core::store::{Durability, SqliteStore};
+use horosvec_core::{ErrorCode, Metric, SearchOptions, VectorId, WriteKind};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const DIM: usize = 16;
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("horosvec-seg-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn cfg(max_mutable: usize) -> SegmentConfig {
+    SegmentConfig {
+        max_mutable_records: max_mutable,
+        ..SegmentConfig::default()
+    }
+}
+
+fn open_with(
+    dir: &Path,
+    metric: Metric,
+    c: SegmentConfig,
+) -> horosvec_core::Result<DurableCollection> {
+    let s = SqliteStore::open(dir, Some(DIM), Some(metric), Durability::Normal, false)?;
+    DurableCollection::open(s, false, Some(dir.to_path_buf()), c)
+}
+
+fn wait(f: impl FnOnce(horosvec_core::durable::Reply)) -> horosvec_core::Result<usize> {
+    let (tx, rx) = channel();
+    f(Box::new(move |r| tx.send(r).unwrap()));
+    rx.recv().unwrap()
+}
+
+fn vec_of(rng: &mut ChaCha8Rng) -> Vec<f32> {
+    (0..DIM).map(|_| rng.random_range(-1.0f32..1.0)).collect()
+}
+
+fn put(
+    d: &DurableCollection,
+    kind: WriteKind,
+    ids: &[u64],
+    vs: &[Vec<f32>],
+) -> horosvec_core::Result<usize> {
+    let req = WriteRequest::Put {
+        kind,
+        ids: ids.iter().map(|&i| VectorId::Int(i)).collect(),
+        vectors: vs.iter().flatten().copied().collect(),
+        metadata: Some(ids.iter().map(|i| Some(format!("{{\"i\":{i}}}"))).collect()),
+    };
+    wait(|r| d.submit(req, r))
+}
+
+fn del(d: &DurableCollection, ids: &[u64]) -> usize {
+    let req = WriteRequest::Delete {
+        ids: ids.iter().map(|&i| VectorId::Int(i)).collect(),
+    };
+    wait(|r| d.submit(req, r)).unwrap()
+}
+
+/// Brute-force top-k ids over `truth` (squared L2).
+fn brute(truth: &std::collections::BTreeMap<u64, Vec<f32>>, q: &[f32], k: usize) -> Vec<u64> {
+    let mut all: Vec<(f32, u64)> = truth
+        .iter()
+        .map(|(&id, v)| (v.iter().zip(q).map(|(a, b)| (a - b) * (a - b)).sum(), id))
+        .collect();
+    all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    all.into_iter().take(k).map(|x| x.1).collect()
+}
+
+fn ids_of(d: &DurableCollection, q: &[f32], k: usize, exact: Option<bool>) -> Vec<u64> {
+    let g = d.shared().read().unwrap();
+    let mut o = SearchOptions::new(k).unwrap();
+    o.exact = exact;
+    g.as_ref()
+        .unwrap()
+        .search(q, &o)
+        .unwrap()
+        .into_iter()
+        .map(|h| match h.id {
+            VectorId::Int(i) => i,
+            VectorId::Str(_) => unreachable!(),
+        })
+        .collect()
+}
+
+fn stats(d: &DurableCollection) -> horosvec_core::Stats {
+    d.shared().read().unwrap().as_ref().unwrap().stats()
+}
+
+#[test]
+fn seal_upsert_delete_compact_reopen_match_brute_force() {
+    let dir = tmp("life");
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let mut truth = std::collections::BTreeMap::new();
+    let d = open_with(&dir, Metric::L2, cfg(1_000_000)).unwrap();
+    // three sealed segments of 600 and a mutable tail
+    for s in 0..3u64 {
+        let ids: Vec<u64> = (s * 600..(s + 1) * 600).collect();
+        let vs: Vec<Vec<f32>> = ids.iter().map(|_| vec_of(&mut rng)).collect();
+        put(&d, WriteKind::Add, &ids, &vs).unwrap();
+        for (i, v) in ids.iter().zip(vs) {
+            truth.insert(*i, v);
+        }
+        assert_eq!(wait(|r| d.seal(r)).unwrap(), 600);
+    }
+    let tail: Vec<u64> = (1800..1900).collect();
+    let vs: Vec<Vec<f32>> = tail.iter().map(|_| vec_of(&mut rng)).collect();
+    put(&d, WriteKind::Add, &tail, &vs).unwrap();
+    for (i, v) in tail.iter().zip(vs) {
+        truth.insert(*i, v);
+    }
+    let s = stats(&d);
+    assert_eq!(
+        (s.size, s.sealed_segments, s.mutable_records),
+        (1900, 3, 100)
+    );
+    assert!(s.mode.starts_with("segmented-vamana"), "{}", s.mode);
+    // add of a sealed id is a duplicate; upsert replaces it (new version in the mutable segment)
+    let e = put(&d, WriteKind::Add, &[5], &[vec_of(&mut rng)]).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::DuplicateId);
+    let seq5 = d
+        .shared()
+        .read()
+        .unwrap()
+        .as_ref()
+        .unwrap()
+        .seq_of(&VectorId::Int(5))
+        .unwrap();
+    let v5 = vec_of(&mut rng);
+    put(&d, WriteKind::Upsert, &[5], std::slice::from_ref(&v5)).unwrap();
+    truth.insert(5, v5.clone());
+    // deletes across segments and the mutable tail
+    let gone: Vec<u64> = (0..1900).step_by(7).collect();
+    assert_eq!(del(&d, &gone), gone.len());
+    for g in &gone {
+        truth.remove(g);
+    }
+    let check =
+        |d: &DurableCollection, truth: &std::collections::BTreeMap<u64, Vec<f32>>, label: &str| {
+            let g = d.shared().read().unwrap();
+            let c = g.as_ref().unwrap();
+            assert_eq!(c.len(), truth.len(), "{label}");
+            drop(g);
+            let mut rng = ChaCha8Rng::seed_from_u64(99);
+            let mut hit = 0usize;
+            for _ in 0..50 {
+                let q = vec_of(&mut rng);
+                let want = brute(truth, &q, 10);
+                assert_eq!(
+                    ids_of(d, &q, 10, Some(true)),
+                    want,
+                    "{label}: exact search must be exact across segments"
+                );
+                let got = ids_of(d, &q, 10, Some(false));
+                hit += got.iter().filter(|i| want.contains(i)).count();
+                for id in got {
+                    assert!(truth.contains_key(&id), "{label}: deleted id {id} returned");
+                }
+            }
+            assert!(
+                hit as f64 / 500.0 > 0.9,
+                "{label}: recall@10 {}",
+                hit as f64 / 500.0
+            );
+            let g = d.shared().read().unwrap();
+            let c = g.as_ref().unwrap();
+            if truth.contains_key(&5) {
+                let (v, m) = c.get(&VectorId::Int(5)).unwrap().unwrap();
+                assert_eq!(v, &truth[&5][..], "{label}");
+                assert_eq!(m.as_deref(), Some("{\"i\":5}"));
+            }
+            let (v, _) = c.get(&VectorId::Int(601)).unwrap().unwrap();
+            assert_eq!(v, &truth[&601][..], "{label}: a sealed record reads back");
+            assert!(c.get(&VectorId::Int(0)).unwrap().is_none(), "{label}");
+        };
+    check(&d, &truth, "before reopen");
+    d.close();
+    let d = open_with(&dir, Metric::L2, cfg(1_000_000)).unwrap();
+    check(&d, &truth, "after reopen");
+    assert_eq!(
+        d.shared()
+            .read()
+            .unwrap()
+            .as_ref()
+            .unwrap()
+            .seq_of(&VectorId::Int(5)),
+        Some(seq5),
+        "upsert keeps the sequence"
+    );
+    // compaction merges everything and drops tombstones
+    assert_eq!(wait(|r| d.compact(r)).unwrap(), 3);
+    let s = stats(&d);
+    assert_eq!((s.sealed_segments, s.tombstones), (1, 0));
+    check(&d, &truth, "after compaction");
+    // the tail: 100 added, 14 deleted (multiples of 7), plus the upserted id 5
+    assert_eq!(wait(|r| d.seal(r)).unwrap(), 87);
+    check(&d, &truth, "after sealing the tail");
+    d.close();
+    // only the live segment files remain
+    let files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("seg-"))
+        .collect();
+    assert_eq!(files.len(), 2, "{files:?}");
+    let d = open_with(
+        &dir,
+        Metric::L2,
+        SegmentConfig {
+            verify: true,
+            ..cfg(1_000_000)
+        },
+    )
+    .unwrap();
+    check(&d, &truth, "after compaction and reopen");
+    d.close();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn automatic_seal_and_compaction_keep_every_record() {
+    let dir = tmp("auto");
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let c = SegmentConfig {
+        max_mutable_records: 200,
+        max_sealed_segments: 2,
+        ..SegmentConfig::default()
+    };
+    let d = open_with(&dir, Metric::Cosine, c).unwrap();
+    for b in 0..10u64 {
+        let ids: Vec<u64> = (b * 100..(b + 1) * 100).collect();
+        let vs: Vec<Vec<f32>> = ids.iter().map(|_| vec_of(&mut rng)).collect();
+        put(&d, WriteKind::Add, &ids, &vs).unwrap();
+    }
+    // let the background work settle: a seal request waits for the running job first
+    wait(|r| d.seal(r)).unwrap();
+    wait(|r| d.seal(r)).unwrap();
+    let s = stats(&d);
+    assert_eq!(s.size, 1000);
+    assert!(s.sealed_segments <= 3 && s.sealed_segments >= 1, "{s:?}");
+    d.close();
+    let d = open_with(&dir, Metric::Cosine, c).unwrap();
+    let g = d.shared().read().unwrap();
+    let col = g.as_ref().unwrap();
+    assert_eq!(col.len(), 1000);
+    for i in 0..1000 {
+        assert!(col.contains(&VectorId::Int(i)), "{i}");
+    }
+    drop(g);
+    d.close();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A collection with one sealed segment; returns its directory and the segment file.
+fn sealed_fixture(name: &str) -> (PathBuf, PathBuf) {
+    let dir = tmp(name);
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let d = open_with(&dir, Metric::L2, cfg(1_000_000)).unwrap();
+    let ids: Vec<u64> = (0..300).collect();
+    let vs: Vec<Vec<f32>> = ids.iter().map(|_| vec_of(&mut rng)).collect();
+    put(&d, WriteKind::Add, &ids, &vs).unwrap();
+    wait(|r| d.seal(r)).unwrap();
+    d.close();
+    let f = dir.join(segment_file_name(1));
+    assert!(f.exists());
+    (dir, f)
+}
+
+fn open_code(dir: &Path, verify: bool) -> Option<ErrorCode> {
+    open_with(
+        dir,
+        Metric::L2,
+        SegmentConfig {
+            verify,
+            ..cfg(1_000_000)
+        },
+    )
+    .err()
+    .map(|e| e.code())
+}
+
+#[test]
+fn orphans_are_removed_and_damaged_segments_fail_loud() {
+    let (dir, f) = sealed_fixture("damage");
+    let good = std::fs::read(&f).unwrap();
+    // orphans of an interrupted seal or compaction
+    std::fs::write(dir.join(segment_file_name(77)), b"half").unwrap();
+    std::fs::write(dir.join("seg-0000000000000078.hvseg.tmp"), b"half").unwrap();
+    assert_eq!(open_code(&dir, false), None);
+    assert!(!dir.join(segment_file_name(77)).exists());
+    assert!(!dir.join("seg-0000000000000078.hvseg.tmp").exists());
+    // a damaged header
+    let mut b = good.clone();
+    b[30] ^= 1;
+    std::fs::write(&f, &b).unwrap();
+    assert_eq!(open_code(&dir, false), Some(ErrorCode::Corrupt));
+    // foreign bytes
+    std::fs::write(&f, vec![7u8; good.len()]).unwrap();
+    assert_eq!(open_code(&dir, false), Some(ErrorCode::Corrupt));
+    // truncated
+    std::fs::write(&f, &good[..good.len() - 100]).unwrap();
+    assert_eq!(open_code(&dir, false), Some(ErrorCode::Corrupt));
+    std::fs::write(&f, &good[..100]).unwrap();
+    assert_eq!(open_code(&dir, false), Some(ErrorCode::Corrupt));
+    // another format version (header checksum recomputed)
+    let mut b = good.clone();
+    b[8] = 9;
+    let crc = crc32fast::hash(&b[..508]);
+    b[508..512].copy_from_slice(&crc.to_le_bytes());
+    std::fs::write(&f, &b).unwrap();
+    assert_eq!(open_code(&dir, false), Some(ErrorCode::Version));
+    // a flipped bit in the vectors: found by verify
+    let mut b = good.clone();
+    let vectors_at = u64::from_le_bytes(b[104..112].try_into().unwrap()) as usize;
+    b[vectors_at + 10] ^= 0x10;
+    std::fs::write(&f, &b).unwrap();
+    assert_eq!(
+        open_code(&dir, false),
+        None,
+        "a plain open does not read the bulk sections"
+    );
+    assert_eq!(open_code(&dir, true), Some(ErrorCode::Corrupt));
+    // missing
+    std::fs::remove_file(&f).unwrap();
+    assert_eq!(open_code(&dir, false), Some(ErrorCode::Corrupt));
+    // restored: everything is back
+    std::fs::write(&f, &good).unwrap();
+    let d = open_with(
+        &dir,
+        Metric::L2,
+        SegmentConfig {
+            verify: true,
+            ..cfg(1_000_000)
+        },
+    )
+    .unwrap();
+    assert_eq!(d.shared().read().unwrap().as_ref().unwrap().len(), 300);
+    d.close();
+    let _ = std::fs::remove_dir_all(&dir);
+}
