@@ -103,7 +103,8 @@ export interface OpenOptions {
   /**
    * Seal the mutable segment once it holds this many records (default 20,000): its Vamana index
    * is built in the background, written to an immutable segment file, synced, and swapped in.
-   * The mutable segment is searched exactly, so smaller values keep searches fast.
+   * Until then the mutable segment is searched through an interim in-memory index (rebuilt in
+   * the background as it grows) plus an exact scan of the records added since.
    */
   maxMutableRecords?: number;
   /** Merge the smallest sealed segments in the background when there are more than this (default 8). */
@@ -209,7 +210,7 @@ export interface CollectionStats {
   /**
    * Search code path: `'exact'` (flat scan), or the index's: `'vamana-rabitq<bits>'`,
    * `'vamana-exact'` (l1); `'segmented-vamana-rabitq<bits>'` when sealed segments exist (their
-   * indexes, plus an exact scan of the mutable segment).
+   * indexes, plus the mutable segment's interim index and exact tail).
    */
   mode: string;
   /** Bytes held by stored vectors (rows × dim × 4, tombstoned rows included). */
@@ -222,6 +223,13 @@ export interface CollectionStats {
   mutableRecords: number;
   /** Sealed segments (durable collections; 0 otherwise). */
   sealedSegments: number;
+  /**
+   * Records of the mutable segment covered by its index: for a durable collection, the interim
+   * Vamana index rebuilt in the background once the segment holds 2,000 live records and a
+   * quarter more arrive (later records are scanned exactly until the next rebuild or the seal);
+   * for an in-memory one, the `buildIndex` index.
+   */
+  mutableIndexed: number;
   /**
    * Durable collections only: transactions committed since open, one sync each with durability
    * `'full'`. Group commit makes it smaller than the number of writes acknowledged.

@@ -118,6 +118,30 @@ describe('sealed segments (native)', () => {
     await col.close();
   }, 60_000);
 
+  it('indexes the mutable segment in the background (interim index) and scans only its tail exactly', async () => {
+    const dir = fresh();
+    const col = await native.Collection.open(dir, { dim: DIM });
+    const v = randomVectors(3_200, DIM, 8);
+    await col.add(Array.from({ length: 3_000 }, (_, i) => i), v.subarray(0, 3_000 * DIM));
+    const t0 = Date.now();
+    while (col.stats().mutableIndexed < 3_000 && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 50));
+    expect(col.stats().mutableIndexed).toBe(3_000);
+    await col.add(Array.from({ length: 200 }, (_, i) => 3_000 + i), v.subarray(3_000 * DIM)); // the tail
+    expect(await col.delete([5, 3_005])).toBe(2);
+    const s = col.stats();
+    expect([s.size, s.mutableRecords, s.sealedSegments]).toEqual([3_198, 3_198, 0]);
+    const queries = randomVectors(30, DIM, 4);
+    const exact = await col.searchBatch(queries, { k: 10, exact: true });
+    const approx = await col.searchBatch(queries, { k: 10, exact: false });
+    let found = 0;
+    approx.forEach((hits, q) => hits.forEach((h) => (found += exact[q].some((e) => e.id === h.id) ? 1 : 0)));
+    expect(found / 300).toBeGreaterThan(0.9);
+    // tail rows are found, deleted ones are not
+    expect((await col.search(v.subarray(3_100 * DIM, 3_101 * DIM), { k: 1, exact: false }))[0].id).toBe(3_100);
+    expect((await col.search(v.subarray(3_005 * DIM, 3_006 * DIM), { k: 1, exact: false }))[0].id).not.toBe(3_005);
+    await col.close();
+  }, 90_000);
+
   it('rejects bad options and misuse with stable codes', async () => {
     const dir = fresh();
     await expectCode(native.Collection.open(dir, { dim: DIM, maxMutableRecords: 0 }), 'HV_INVALID_ARGUMENT');

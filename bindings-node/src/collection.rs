@@ -363,6 +363,7 @@ impl CoreCollection {
                     tombstones: s.tombstones as f64,
                     mutable_records: s.mutable_records as f64,
                     sealed_segments: s.sealed_segments as f64,
+                    mutable_indexed: s.mutable_indexed as f64,
                 })
             })
         })

@@ -86,6 +86,7 @@ pub struct RawStats {
     pub tombstones: f64,
     pub mutable_records: f64,
     pub sealed_segments: f64,
+    pub mutable_indexed: f64,
 }
 
 /// Sealing and compaction options of `Collection.open` (see `horosvec_core::durable::SegmentConfig`).

@@ -115,6 +115,7 @@ pub fn stats_out(s: &horosvec_core::Stats) -> JsValue {
     set(&o, "tombstones", &(s.tombstones as f64).into());
     set(&o, "mutableRecords", &(s.mutable_records as f64).into());
     set(&o, "sealedSegments", &(s.sealed_segments as f64).into());
+    set(&o, "mutableIndexed", &(s.mutable_indexed as f64).into());
     o.into()
 }
 

@@ -146,6 +146,11 @@ enum Msg {
 
 /// A finished background build.
 enum Built {
+    /// An interim index of the mutable segment (memory only) and the layout epoch it fits.
+    Interim {
+        result: Result<crate::ann::AnnIndex>,
+        epoch: u64,
+    },
     Seal {
         input: SealInput,
         result: Result<Arc<Segment>>,
@@ -325,6 +330,7 @@ impl Drop for DurableCollection {
 fn load(store: &mut dyn RecordStore, dir: Option<&Path>, verify: bool) -> Result<Collection> {
     let (dim, metric) = store.shape();
     let mut col = Collection::new(dim, metric)?;
+    col.set_deferred_index(true);
     let manifest = store.segments()?;
     if !manifest.is_empty() {
         let dir = dir.ok_or_else(|| {
@@ -425,6 +431,8 @@ struct Committer<S: RecordStore> {
 
 impl<S: RecordStore> Committer<S> {
     fn run(&mut self, rx: Receiver<Msg>) {
+        // a seal or an interim index may be due right after open
+        self.maybe_start_job();
         while let Ok(first) = rx.recv() {
             let mut writes = Vec::new();
             let mut next = Some(first);
@@ -604,9 +612,23 @@ impl<S: RecordStore> Committer<S> {
         let nothing_sealed: Vec<Reply> = self.want_seal.drain(..).collect();
         let parts = compaction_choice(col, &self.cfg, !self.want_compact.is_empty())
             .and_then(|p| col.begin_compaction(&p));
+        let interim = (parts.is_none() && col.interim_due()).then(|| col.begin_interim());
         drop(guard);
         for r in nothing_sealed {
             r(Ok(0));
+        }
+        if let Some((input, epoch)) = interim {
+            // an interim index of the mutable segment, so that it is not scanned exactly
+            self.busy = true;
+            let (tx, cancel, params) = (self.tx.clone(), self.cancel.clone(), self.cfg.index);
+            let spawned = std::thread::Builder::new().name("horosvec-index".into()).spawn(move || {
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| input.build_index(params, &cancel)))
+                    .unwrap_or_else(|_| Err(Error::Internal("the interim index build panicked".into())));
+                let _ = tx.send(Msg::Built(Built::Interim { result, epoch }));
+            });
+            if spawned.is_err() {
+                self.busy = false;
+            }
         }
         let Some(parts) = parts else {
             for r in self.want_compact.drain(..) {
@@ -658,6 +680,18 @@ impl<S: RecordStore> Committer<S> {
     /// Swaps a finished build in: memory under the write lock, then one manifest transaction.
     fn install(&mut self, built: Built) {
         self.busy = false;
+        let built = match built {
+            Built::Interim { result, epoch } => {
+                // memory only: nothing to commit; a stale or failed build is simply dropped
+                if let (Ok(ix), false) = (result, self.closing) {
+                    if let Some(c) = write_lock(&self.shared).as_mut() {
+                        c.install_interim(ix, epoch);
+                    }
+                }
+                return;
+            }
+            other => other,
+        };
         let waiters = std::mem::take(&mut self.waiters);
         let answer = |r: Result<usize>| {
             for w in waiters {
@@ -692,6 +726,7 @@ impl<S: RecordStore> Committer<S> {
                                     .map(|o| (seg, o))
                             })
                             .map(|(s, o)| (s, o, parts.len())),
+                        Built::Interim { .. } => Err(Error::Internal("interim index in the swap path".into())),
                     };
                     if r.is_err() {
                         col.abort_swap();

@@ -349,3 +349,76 @@ fn orphans_are_removed_and_damaged_segments_fail_loud() {
     d.close();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Waits (bounded) until the mutable segment's interim index covers at least `rows` rows.
+fn wait_indexed(d: &DurableCollection, rows: usize) -> usize {
+    for _ in 0..600 {
+        let s = stats(d);
+        if s.mutable_indexed >= rows {
+            return s.mutable_indexed;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    stats(d).mutable_indexed
+}
+
+#[test]
+fn the_mutable_segment_gets_an_interim_index_with_an_exact_tail() {
+    let dir = tmp("interim");
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut truth = std::collections::BTreeMap::new();
+    let d = open_with(&dir, Metric::L2, cfg(1_000_000)).unwrap();
+    let ids: Vec<u64> = (0..3000).collect();
+    let vs: Vec<Vec<f32>> = ids.iter().map(|_| vec_of(&mut rng)).collect();
+    put(&d, WriteKind::Add, &ids, &vs).unwrap();
+    for (i, v) in ids.iter().zip(vs) {
+        truth.insert(*i, v);
+    }
+    // the background build starts after the write group
+    assert!(wait_indexed(&d, 3000) >= 3000, "interim index not built");
+    // a tail (below the rebuild threshold), deletes of indexed and tail rows, upserts
+    let tail: Vec<u64> = (3000..3300).collect();
+    let vs: Vec<Vec<f32>> = tail.iter().map(|_| vec_of(&mut rng)).collect();
+    put(&d, WriteKind::Add, &tail, &vs).unwrap();
+    for (i, v) in tail.iter().zip(vs) {
+        truth.insert(*i, v);
+    }
+    let gone: Vec<u64> = (0..3300).filter(|i| i % 11 == 3).collect();
+    del(&d, &gone);
+    for g in &gone {
+        truth.remove(g);
+    }
+    let up: Vec<u64> = vec![1, 2, 3001];
+    let vs: Vec<Vec<f32>> = up.iter().map(|_| vec_of(&mut rng)).collect();
+    put(&d, WriteKind::Upsert, &up, &vs).unwrap();
+    for (i, v) in up.iter().zip(vs) {
+        truth.insert(*i, v);
+    }
+    let s = stats(&d);
+    assert_eq!(s.size, truth.len());
+    assert!(s.mutable_indexed >= 3000 && s.mutable_indexed < 3303, "{s:?}");
+    let mut q_rng = ChaCha8Rng::seed_from_u64(77);
+    let mut found = 0;
+    for _ in 0..50 {
+        let q = vec_of(&mut q_rng);
+        let want = brute(&truth, &q, 10);
+        assert_eq!(ids_of(&d, &q, 10, Some(true)), want);
+        let got = ids_of(&d, &q, 10, Some(false));
+        for id in &got {
+            assert!(truth.contains_key(id), "deleted id {id} returned");
+        }
+        found += got.iter().filter(|i| want.contains(i)).count();
+    }
+    assert!(found as f64 / 500.0 > 0.9, "recall {}", found as f64 / 500.0);
+    // every tail row is reachable: search for it exactly
+    for id in [3000u64, 3299, 3001] {
+        let v = truth[&id].clone();
+        assert_eq!(ids_of(&d, &v, 1, Some(false)), vec![id]);
+    }
+    // sealing drops the interim index with the rows it covered
+    wait(|r| d.seal(r)).unwrap();
+    let s = stats(&d);
+    assert_eq!((s.mutable_records, s.mutable_indexed, s.size), (0, 0, truth.len()));
+    d.close();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -359,6 +359,14 @@ impl AnnIndex {
         Ok(())
     }
 
+    /// Extends the tombstone flags to `rows` rows without adding them to the graph: rows from
+    /// [`AnnIndex::len`] on are a tail the caller scans exactly (an interim index).
+    pub fn extend_rows(&mut self, rows: usize) {
+        if rows > self.deleted.len() {
+            self.deleted.resize(rows, false);
+        }
+    }
+
     /// Marks `node` deleted (a tombstone): searches route through it but never return it.
     pub fn mark_deleted(&mut self, node: u32) {
         if let Some(d) = self.deleted.get_mut(node as usize) {

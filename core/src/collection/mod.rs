@@ -146,6 +146,9 @@ pub struct Stats {
     pub mutable_records: usize,
     /// Sealed segments (durable collections).
     pub sealed_segments: usize,
+    /// Rows of the mutable segment covered by its index (durable collections: the interim index
+    /// built in the background; the rest is scanned exactly).
+    pub mutable_indexed: usize,
 }
 
 /// An in-memory collection of vectors with exact search.
@@ -175,6 +178,13 @@ pub struct Collection {
     tombstone_journal: Vec<(u64, u32)>,
     /// Ids written since a seal or compaction began (None when none is in progress).
     dirty: Option<HashSet<VectorId>>,
+    /// Durable collections: the index of the mutable segment is an *interim* index built in the
+    /// background over a prefix of the rows; later rows are a tail scanned exactly, deletes and
+    /// upserts leave tombstones, and there is no consolidation (the segment is sealed instead).
+    deferred: bool,
+    /// Bumped whenever rows move (swap-remove delete, compaction of rows, seal): an interim
+    /// index built over an older layout is not installed.
+    layout_epoch: u64,
 }
 
 /// Which write a [`PreparedWrite`] performs.
@@ -248,6 +258,8 @@ impl Collection {
             sealed_live: 0,
             tombstone_journal: Vec::new(),
             dirty: None,
+            deferred: false,
+            layout_epoch: 0,
         })
     }
 
@@ -298,6 +310,7 @@ impl Collection {
             tombstones: self.index.as_ref().map_or(0, AnnIndex::deleted_count) + self.sealed.iter().map(|p| p.n_deleted).sum::<usize>(),
             mutable_records: self.rows.len(),
             sealed_segments: self.sealed.len(),
+            mutable_indexed: self.mutable_indexed(),
         }
     }
 
@@ -455,6 +468,13 @@ impl Collection {
             }
         }
         self.version += 1;
+        if self.deferred {
+            // the interim index covers a prefix; the new rows join the exactly scanned tail
+            if let Some(ix) = self.index.as_mut() {
+                ix.extend_rows(self.ids.len());
+            }
+            return Ok(());
+        }
         if let Some(mut ix) = self.index.take() {
             let r = ix.insert_rows(&self.view(), first_new);
             self.index = Some(ix);
@@ -544,6 +564,7 @@ impl Collection {
             }
             let r = row as usize;
             let last = self.ids.len() - 1;
+            self.layout_epoch += 1;
             if r != last {
                 let dim = self.dim;
                 self.vectors.copy_within(last * dim..(last + 1) * dim, r * dim);
@@ -567,6 +588,9 @@ impl Collection {
     }
 
     fn maybe_consolidate(&mut self) -> Result<()> {
+        if self.deferred {
+            return Ok(()); // tombstones of the mutable segment go away when it is sealed
+        }
         match &self.index {
             Some(ix) if ix.deleted_count() as f64 > CONSOLIDATE_RATIO * ix.len() as f64 => self.consolidate(),
             _ => Ok(()),
@@ -579,6 +603,11 @@ impl Collection {
     /// # Errors
     /// `HV_INTERNAL` on an internal mismatch (the index is then dropped; exact search goes on).
     pub fn consolidate(&mut self) -> Result<()> {
+        if self.deferred {
+            // an interim index is rebuilt in the background: drop it and its dead rows
+            self.drop_dead_rows();
+            return Ok(());
+        }
         let Some(mut ix) = self.index.take() else { return Ok(()) };
         if ix.deleted_count() == 0 {
             self.index = Some(ix);
@@ -601,6 +630,7 @@ impl Collection {
 
     /// Keeps the rows with `remap[old] != u32::MAX`, in order, renumbered to `remap[old]`.
     fn compact_rows(&mut self, remap: &[u32]) {
+        self.layout_epoch += 1;
         let dim = self.dim;
         let mut w = 0usize;
         for (old, &new) in remap.iter().enumerate() {
@@ -692,7 +722,7 @@ impl Collection {
     /// # Errors
     /// `HV_OUT_OF_MEMORY`, `HV_INTERNAL`.
     pub fn to_bytes(&mut self) -> Result<Vec<u8>> {
-        if !self.sealed.is_empty() {
+        if !self.sealed.is_empty() || self.deferred {
             return self.to_bytes_segmented();
         }
         self.consolidate()?; // a no-op without tombstones
@@ -850,7 +880,7 @@ impl Collection {
         let ix = self.index.as_ref()?;
         let flat = match opts.exact {
             Some(exact) => exact,
-            None => self.len() < FLAT_THRESHOLD,
+            None => self.rows.len() < FLAT_THRESHOLD,
         };
         if flat {
             return None;
@@ -872,7 +902,7 @@ impl Collection {
         let mut q = Vec::with_capacity(self.dim);
         flat::prepare_query(self.metric, self.kernels, query, &mut q);
         let k = opts.k.min(self.len().max(1));
-        if !self.sealed.is_empty() {
+        if !self.sealed.is_empty() || self.has_tail() {
             let hits = self.search_all(query, &q, k, opts)?;
             return self.hits_all(hits, opts);
         }
@@ -904,7 +934,7 @@ impl Collection {
             prepared.extend_from_slice(&q);
         }
         let k = opts.k.min(self.len().max(1));
-        if !self.sealed.is_empty() {
+        if !self.sealed.is_empty() || self.has_tail() {
             let nq = queries.len() / self.dim;
             let one = |j: usize| {
                 let r = j * self.dim..(j + 1) * self.dim;

@@ -425,10 +425,7 @@ impl Collection {
     ) -> Result<Vec<(Hit, usize)>> {
         let mut all: Vec<(Hit, usize)> = Vec::with_capacity(k * (self.sealed.len() + 1));
         if !self.rows.is_empty() {
-            let hits = match self.index_for(opts) {
-                Some((ix, a)) => ix.search(&self.view(), query, q, k.min(self.rows.len()), a)?,
-                None => flat::search_one(&self.view(), q, k),
-            };
+            let hits = self.search_mutable(query, q, k, opts)?;
             all.extend(hits.into_iter().map(|h| (h, usize::MAX)));
         }
         for (p, part) in self.sealed.iter().enumerate() {
@@ -459,6 +456,95 @@ impl Collection {
         all.sort_unstable_by(|a, b| a.0.dist.total_cmp(&b.0.dist).then(a.0.seq.cmp(&b.0.seq)));
         all.truncate(k);
         Ok(all)
+    }
+
+    /// The `k` best hits of the mutable segment: its index (over a prefix of the rows, for an
+    /// interim index) plus an exact scan of the rows after that prefix; a flat scan without one.
+    fn search_mutable(&self, query: &[f32], q: &[f32], k: usize, opts: &SearchOptions) -> Result<Vec<Hit>> {
+        let view = self.view();
+        let Some((ix, a)) = self.index_for(opts) else { return Ok(flat::search_one(&view, q, k)) };
+        let mut hits = ix.search(&view, query, q, k.min(self.rows.len()), a)?;
+        let m = ix.len();
+        let n = self.ids.len();
+        if m < n {
+            let dim = self.dim;
+            let tail = crate::flat::FlatView {
+                vectors: &view.vectors[m * dim..n * dim],
+                inv_norms: view.inv_norms.get(m..n).unwrap_or(&[]),
+                seqs: &view.seqs[m..n],
+                deleted: view.deleted.get(m..n).unwrap_or(&[]),
+                ..view
+            };
+            hits.extend(flat::search_one(&tail, q, k).into_iter().map(|h| Hit { row: h.row + m as u32, ..h }));
+            hits.sort_unstable_by(|a, b| a.dist.total_cmp(&b.dist).then(a.seq.cmp(&b.seq)));
+            hits.truncate(k);
+        }
+        Ok(hits)
+    }
+
+    /// True when the mutable segment has an interim index and rows after its prefix.
+    pub(crate) fn has_tail(&self) -> bool {
+        self.index.as_ref().is_some_and(|ix| ix.len() < self.ids.len())
+    }
+
+    /// Makes the mutable segment's index an interim one (durable collections; see the field).
+    pub fn set_deferred_index(&mut self, on: bool) {
+        self.deferred = on;
+    }
+
+    /// Rows of the mutable segment its (interim) index covers.
+    pub fn mutable_indexed(&self) -> usize {
+        self.index.as_ref().map_or(0, |ix| ix.len())
+    }
+
+    /// Drops the mutable segment's index and its tombstoned rows.
+    pub(crate) fn drop_dead_rows(&mut self) {
+        let Some(ix) = self.index.take() else { return };
+        let keep: Vec<usize> = (0..self.ids.len()).filter(|&r| !ix.is_deleted(r as u32)).collect();
+        self.retain_rows(&keep);
+    }
+
+    /// Whether an interim index of the mutable segment is worth (re)building: at least
+    /// [`FLAT_THRESHOLD`] live rows, and a tail of a quarter of the indexed rows (at least half
+    /// the threshold) not covered yet.
+    pub fn interim_due(&self) -> bool {
+        if !self.deferred || self.rows.len() < FLAT_THRESHOLD {
+            return false;
+        }
+        let covered = self.mutable_indexed();
+        self.ids.len() - covered >= (covered / 4).max(FLAT_THRESHOLD / 2)
+    }
+
+    /// Copies every mutable row (dead ones included, so that node `i` is row `i`) for an interim
+    /// index build, with the layout epoch it is valid for.
+    pub fn begin_interim(&self) -> (SealInput, u64) {
+        let input = SealInput {
+            dim: self.dim,
+            metric: self.metric,
+            ids: self.ids.clone(),
+            seqs: self.seqs.clone(),
+            vectors: self.vectors.clone(),
+            inv_norms: self.inv_norms.clone(),
+            metadata: Vec::new(),
+        };
+        (input, self.layout_epoch)
+    }
+
+    /// Installs an interim index built by [`Collection::begin_interim`] at `epoch` (false, and
+    /// nothing changes, when rows moved since): it covers the rows copied then; the rows added
+    /// since stay a tail, and every row deleted since is a tombstone.
+    pub fn install_interim(&mut self, mut ix: crate::ann::AnnIndex, epoch: u64) -> bool {
+        if epoch != self.layout_epoch || ix.len() > self.ids.len() || !self.deferred {
+            return false;
+        }
+        ix.extend_rows(self.ids.len());
+        for (r, id) in self.ids.iter().enumerate() {
+            if self.rows.get(id) != Some(&(r as u32)) {
+                ix.mark_deleted(r as u32);
+            }
+        }
+        self.index = Some(ix);
+        true
     }
 
     /// Turns merged hits into results.
