@@ -14,6 +14,7 @@
 //                  k = 10, ef 64.
 //
 // Usage: node bench/segments.mjs --phase open|mixed [--dir PATH] [--n 1000000] [--seal 100000]
+//          [--opens 5] [--skip-load (open: measure what --dir holds)] [--keep]
 import { mkdtempSync, rmSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +32,7 @@ const { values } = parseArgs({
     seal: { type: 'string', default: '100000' },
     opens: { type: 'string', default: '5' },
     keep: { type: 'boolean', default: false },
+    'skip-load': { type: 'boolean', default: false },
   },
 });
 const SELF = fileURLToPath(import.meta.url);
@@ -97,7 +99,8 @@ if (values.phase === 'open') {
   const batch = 10_000;
   const t0 = performance.now();
   const rnd = noise(12345);
-  for (let at = col.size; at < n; at += batch) {
+  // --skip-load: measure a collection a previous run left in --dir
+  for (let at = values['skip-load'] ? n : col.size; at < n; at += batch) {
     const m = Math.min(batch, n - at);
     const v = new Float32Array(m * dim);
     for (let i = 0; i < m; i++) {
@@ -138,7 +141,7 @@ if (values.phase === 'open') {
     dim,
     sealed_segments: st.sealedSegments,
     seal_every: Number(values.seal),
-    load_and_seal_s: Number(build_s.toFixed(1)),
+    load_and_seal_s: values['skip-load'] ? null : Number(build_s.toFixed(1)),
     open_ms_median: Number(med('open_ms').toFixed(1)),
     first_search_ms_median: Number(med('first_search_ms').toFixed(2)),
     second_search_ms_median: Number(med('second_search_ms').toFixed(3)),

@@ -772,6 +772,11 @@ impl<S: RecordStore> Committer<S> {
                         let _ = std::fs::remove_file(dir.join(segment_file_name(*g)));
                     }
                 }
+                // a seal moved records out of the database: give their pages back (best effort;
+                // a database created before incremental auto-vacuum keeps them for reuse)
+                if !moved.is_empty() {
+                    let _ = self.store.reclaim();
+                }
                 answer(Ok(count));
             }
             Err(e) => {

@@ -117,6 +117,11 @@ impl Region {
         bytemuck::try_cast_slice(self.bytes()).unwrap_or(&[])
     }
 
+    /// Offset of the first byte in the backing.
+    pub fn offset(&self) -> usize {
+        self.start
+    }
+
     /// Length in bytes.
     pub fn len(&self) -> usize {
         self.len

@@ -113,6 +113,12 @@ pub fn open_segment_file(
     // leaves existing mappings intact). A process truncating the file by hand while it is mapped
     // would make reads fault: that is outside the contract, as for every mmap-based store.
     let map = unsafe { memmap2::Mmap::map(&f) }.map_err(io(&path, "cannot map"))?;
-    let backing: Arc<dyn Backing> = Arc::new(MmapBacking(map));
-    Segment::from_backing(backing, (generation, dim, metric)).map(Arc::new)
+    let backing = Arc::new(MmapBacking(map));
+    let seg = Segment::from_backing(backing.clone(), (generation, dim, metric))?;
+    // Start reading the walk's hot plane (codes and graph) in the background, so that the first
+    // searches after a cold open fault less; open itself does not wait for it. Only a hint.
+    for (offset, len) in seg.walk_ranges() {
+        let _ = backing.0.advise_range(memmap2::Advice::WillNeed, offset, len);
+    }
+    Ok(Arc::new(seg))
 }

@@ -454,6 +454,13 @@ impl Segment {
             .map_err(|e| Error::Corrupt(format!("segment {}: graph: {e}", self.generation)))
     }
 
+    /// Byte ranges `(offset, length)` of what every graph walk reads: the RaBitQ codes and the
+    /// graph adjacency (the rows are read only by the rerank). A memory-mapped file asks the
+    /// kernel to read these ahead at open.
+    pub fn walk_ranges(&self) -> Vec<(usize, usize)> {
+        self.bulk.iter().filter(|(s, _, _)| *s != S_VECTORS).map(|(_, r, _)| (r.offset(), r.len())).collect()
+    }
+
     /// The generation (its number in the manifest and its file name).
     pub fn generation(&self) -> u64 {
         self.generation

@@ -140,6 +140,15 @@ pub trait RecordStore: Send {
     /// `HV_IO`, `HV_CORRUPT` (a record that cannot be decoded), or the sink's error.
     fn load(&mut self, sink: &mut dyn FnMut(StoredRecord) -> Result<()>) -> Result<()>;
 
+    /// Returns free space to the file system after many records left the store (a seal).
+    /// Default: nothing.
+    ///
+    /// # Errors
+    /// `HV_IO`.
+    fn reclaim(&mut self) -> Result<()> {
+        Ok(())
+    }
+
     /// Makes `muts` durable, in order, as one atomic transaction: after an error none of them is
     /// stored.
     ///

@@ -155,6 +155,9 @@ const SEGMENT_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS segments (generation IN
      CREATE TABLE IF NOT EXISTS tombstones (generation INTEGER NOT NULL, row INTEGER NOT NULL, PRIMARY KEY (generation, row)) WITHOUT ROWID;";
 
 fn create_schema(conn: &Connection, dim: usize, metric: Metric) -> rusqlite::Result<()> {
+    // incremental auto-vacuum (set before the first table): the pages freed when a seal moves
+    // records out of the database can be returned to the file system (`reclaim`)
+    conn.execute_batch("PRAGMA auto_vacuum = INCREMENTAL;")?;
     conn.execute_batch(
         "BEGIN;
          CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -281,6 +284,11 @@ impl RecordStore for SqliteStore {
             sink(StoredRecord { id, seq: seq as u64, vector, metadata })?;
         }
         Ok(())
+    }
+
+    fn reclaim(&mut self) -> Result<()> {
+        let ctx = self.dir.join(DB_FILE).display().to_string();
+        self.conn.execute_batch("PRAGMA incremental_vacuum;").map_err(sql_err(&ctx))
     }
 
     fn commit(&mut self, muts: &[Mutation<'_>]) -> Result<()> {
