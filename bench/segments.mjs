@@ -117,37 +117,50 @@ if (values.phase === 'open') {
   const st = col.stats();
   await col.close();
   const bytes = dirBytes(dir);
-  let cold = false;
   const q = Array.from(queries.data.subarray(0, dim));
   const runs = [];
-  for (let i = 0; i < Number(values.opens); i++) {
-    try {
-      execSync('sync; echo 3 > /proc/sys/vm/drop_caches', { stdio: 'ignore' });
-      cold = true;
-    } catch {
-      cold = false;
+  // --opens runs with the page cache dropped before each open (when this process may), then as
+  // many with it warm (the files cached by the previous runs)
+  for (let i = 0; i < 2 * Number(values.opens); i++) {
+    let cold = false;
+    if (i < Number(values.opens)) {
+      try {
+        execSync('sync; echo 3 > /proc/sys/vm/drop_caches', { stdio: 'ignore' });
+        cold = true;
+      } catch {
+        cold = false;
+      }
     }
     const out = execFileSync(process.execPath, [SELF, '--phase', 'measure-open', '--dir', dir], { encoding: 'utf8', env: { ...process.env, HV_QUERY: JSON.stringify(q) } });
     runs.push({ ...JSON.parse(out), cold });
     process.stderr.write(`open ${i + 1}: ${out}\n`);
   }
-  const med = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
+  const med = (k, cold) => {
+    const xs = runs.filter((r) => r.cold === cold).map((r) => r[k]).sort((a, b) => a - b);
+    return xs.length === 0 ? null : Number(xs[Math.floor(xs.length / 2)].toFixed(2));
+  };
+  const segBytes = readdirSync(dir).filter((f) => f.endsWith('.hvseg')).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
   emit({
     bench: 'segments-open',
     mode: st.mode,
     storage: medium(dir),
-    page_cache: runs.every((r) => r.cold) ? 'cold (dropped before each open)' : 'warm',
     n: st.size,
     dim,
     sealed_segments: st.sealedSegments,
     seal_every: Number(values.seal),
     load_and_seal_s: values['skip-load'] ? null : Number(build_s.toFixed(1)),
-    open_ms_median: Number(med('open_ms').toFixed(1)),
-    first_search_ms_median: Number(med('first_search_ms').toFixed(2)),
-    second_search_ms_median: Number(med('second_search_ms').toFixed(3)),
+    cold_runs: runs.filter((r) => r.cold).length,
+    cold_open_ms_median: med('open_ms', true),
+    cold_first_search_ms_median: med('first_search_ms', true),
+    cold_second_search_ms_median: med('second_search_ms', true),
+    warm_open_ms_median: med('open_ms', false),
+    warm_first_search_ms_median: med('first_search_ms', false),
+    warm_second_search_ms_median: med('second_search_ms', false),
     runs,
     disk_bytes: bytes,
     disk_bytes_per_vector: Number((bytes / st.size).toFixed(1)),
+    segment_bytes_per_vector: Number((segBytes / st.size).toFixed(1)),
+    database_bytes: bytes - segBytes,
     raw_f32_bytes_per_vector: dim * 4,
     threads: hv.Collection.create({ dim: 1 }).stats().threads,
   });
