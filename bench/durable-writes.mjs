@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Durable write throughput: single-record `add` calls on a collection opened from a directory,
-// (a) awaited one by one, (b) `--concurrency` calls in flight at once (group commit), for each
+// (a) awaited one by one, (b) `--concurrency` closed-loop clients (each awaits its write before
+// issuing the next, so that many calls are in flight at once: group commit), for each
 // durability level. Vectors are rows of the shipped sample (384-d). Prints one JSONL record per
 // (durability, mode) and a summary line with the concurrent / sequential ratio.
 //
@@ -80,19 +81,21 @@ let dirN = 0;
 for (const durability of values.durability.split(',')) {
   for (const mode of ['sequential', 'concurrent']) {
     const dir = join(parent, `c${dirN++}`);
+    rmSync(dir, { recursive: true, force: true }); // a fresh collection each time, also in a reused --dir
     const col = await hv.Collection.open(dir, { dim, metric: 'cosine', durability });
     const t0 = process.hrtime.bigint();
     if (mode === 'sequential') {
       for (let i = 0; i < count; i++) await col.add(i, row(i));
     } else {
-      const inflight = new Set();
-      for (let i = 0; i < count; i++) {
-        const p = col.add(i, row(i));
-        inflight.add(p);
-        p.finally(() => inflight.delete(p));
-        if (inflight.size >= conc) await Promise.race(inflight);
-      }
-      await Promise.all(inflight);
+      // closed loop: `conc` clients, each awaiting its write before issuing the next
+      let next = 0;
+      const client = async () => {
+        while (next < count) {
+          const i = next++;
+          await col.add(i, row(i));
+        }
+      };
+      await Promise.all(Array.from({ length: conc }, client));
     }
     const s = Number(process.hrtime.bigint() - t0) / 1e9;
     if (col.size !== count) throw new Error(`${col.size} records after ${count} adds`);

@@ -3,18 +3,19 @@
 //! after which every call fails with `HV_CLOSED`. Searches take the read lock (many at once);
 //! writes take the write lock.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 
 use horosvec_core::durable::{DurableCollection, Reply, SegmentConfig, WriteRequest};
 use horosvec_core::store::{Durability, SqliteStore};
 use horosvec_core::{Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
 use napi::bindgen_prelude::{AsyncTask, Buffer, Float32Array, ToNapiValue, TypeName, Uint32Array, Uint8Array};
-use napi::bindgen_prelude::Object;
-use napi::{Env, Task};
+use napi::bindgen_prelude::{Object, Unknown};
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::{Env, Status, Task};
 use napi_derive::napi;
 
-use crate::convert::{exported_out, hits_out, id_in, ids_in, report_out, JsId, JsIds, RawExportedGraph, RawHits, RawImportReport, RawRecord, RawSegmentOptions, RawStats};
+use crate::convert::{exported_out, hits_out, id_in, ids_in, report_out, JsId, JsIds, RawExportedGraph, RawHits, RawImportReport, RawRecord, RawSegmentOptions, RawSettled, RawStats};
 use crate::error::{guard, to_napi};
 
 type Shared = Arc<RwLock<Option<Collection>>>;
@@ -68,6 +69,10 @@ pub struct CoreCollection {
     cancel: Arc<AtomicBool>,
     /// Set for a collection opened from a directory: writes go through its committer.
     durable: Option<Arc<DurableCollection>>,
+    /// Ticketed durable writes (`submitTicket`): answers buffered by the committer, delivered to
+    /// the JS settler in one call per group (`setSettler`).
+    settled: Arc<Mutex<Vec<(u32, horosvec_core::Result<usize>)>>>,
+    next_ticket: Arc<AtomicU32>,
 }
 
 /// Options of an index build (each optional; see `horosvec_core::IndexParams`).
@@ -132,6 +137,8 @@ impl CoreCollection {
             build_total: Arc::new(AtomicUsize::new(0)),
             cancel: Arc::new(AtomicBool::new(false)),
             durable,
+            settled: Arc::new(Mutex::new(Vec::new())),
+            next_ticket: Arc::new(AtomicU32::new(1)),
         }
     }
 
@@ -274,43 +281,6 @@ impl CoreCollection {
         Job::new(move || write(&s, |c| c.export_graph()).map(exported_out))
     }
 
-    /// A durable write: `kind` "add" | "upsert" | "delete"; resolves to the number of records
-    /// written (deleted) once it is durable. Inputs are copied and the request is queued to the
-    /// committer before the call returns, so writes keep their call order and concurrent ones
-    /// share a commit; the Promise is settled from the committer thread (no libuv worker waits).
-    #[napi(catch_unwind, ts_return_type = "Promise<number>")]
-    pub fn submit<'env>(&self, env: &'env Env, kind: String, ids: JsIds, vectors: Option<Float32Array>, metadata: Option<Vec<Option<String>>>) -> napi::Result<Object<'env>> {
-        let (deferred, promise) = env.create_deferred()?;
-        let fail = |e: Error| -> napi::Result<Object<'env>> { Err(to_napi(e)) };
-        let Some(d) = self.durable.clone() else {
-            return fail(Error::invalid_argument("submit needs a collection opened from a directory"));
-        };
-        if self.closed.load(Ordering::Acquire) {
-            return fail(Error::Closed);
-        }
-        let req = match build_request(&kind, ids, vectors, metadata) {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
-        let s = self.inner.clone();
-        let size = self.size.clone();
-        d.submit(
-            req,
-            Box::new(move |r| match r {
-                Ok(n) => {
-                    if let Ok(g) = s.read() {
-                        if let Some(c) = g.as_ref() {
-                            size.store(c.len(), Ordering::Release);
-                        }
-                    }
-                    deferred.resolve(move |_| Ok(n as u32));
-                }
-                Err(e) => deferred.reject(to_napi(e)),
-            }),
-        );
-        Ok(promise)
-    }
-
     /// Seals the mutable segment (after the writes queued before the call); resolves to the
     /// number of records sealed once the segment is durable and searched.
     #[napi(catch_unwind, ts_return_type = "Promise<number>")]
@@ -322,6 +292,94 @@ impl CoreCollection {
     #[napi(catch_unwind, ts_return_type = "Promise<number>")]
     pub fn compact<'env>(&self, env: &'env Env) -> napi::Result<Object<'env>> {
         self.segment_op(env, |d, r| d.compact(r))
+    }
+
+    /// Installs the settler of ticketed writes: `settler(batch)` is called on the JS thread once
+    /// per committed group with every answer of the group (`ok`: ticket, count pairs; `failed`
+    /// tickets with their `errors`, "HV_CODE: message"). One call per group instead of one
+    /// promise settlement per write: what makes many concurrent small writes cheap. The settler
+    /// does not keep the event loop alive (the JS side does while tickets are pending).
+    #[napi(catch_unwind)]
+    pub fn set_settler(&self, settler: ThreadsafeFunction<RawSettled, Unknown<'static>, RawSettled, Status, false, true>) -> napi::Result<()> {
+        let Some(d) = self.durable.clone() else {
+            return Err(to_napi(Error::invalid_argument("setSettler needs a collection opened from a directory")));
+        };
+        let buf = self.settled.clone();
+        d.set_group_hook(Box::new(move || {
+            let items = match buf.lock() {
+                Ok(mut b) => std::mem::take(&mut *b),
+                Err(_) => return,
+            };
+            if items.is_empty() {
+                return;
+            }
+            let mut out = RawSettled { ok: Vec::with_capacity(items.len() * 2), failed: Vec::new(), errors: Vec::new() };
+            for (t, r) in items {
+                match r {
+                    Ok(n) => {
+                        out.ok.push(f64::from(t));
+                        out.ok.push(n as f64);
+                    }
+                    Err(e) => {
+                        out.failed.push(f64::from(t));
+                        out.errors.push(format!("{}: {}", e.code().as_str(), e));
+                    }
+                }
+            }
+            settler.call(out, ThreadsafeFunctionCallMode::NonBlocking);
+        }));
+        Ok(())
+    }
+
+    /// A durable write answered through the settler: `kind` "add" | "upsert" | "delete". Returns
+    /// the write's ticket at once (inputs copied, request queued in call order); its answer comes
+    /// with the settler call of its group. Throws when the write cannot be queued (bad input,
+    /// closed, read-only).
+    #[napi(catch_unwind)]
+    pub fn submit_ticket(&self, kind: String, ids: JsIds, vectors: Option<Float32Array>, metadata: Option<Vec<Option<String>>>) -> napi::Result<u32> {
+        let Some(d) = self.durable.clone() else {
+            return Err(to_napi(Error::invalid_argument("submitTicket needs a collection opened from a directory")));
+        };
+        if self.closed.load(Ordering::Acquire) {
+            return Err(to_napi(Error::Closed));
+        }
+        if d.read_only() {
+            return Err(to_napi(Error::ReadOnly));
+        }
+        let req = build_request(&kind, ids, vectors, metadata).map_err(to_napi)?;
+        let ticket = self.next_ticket.fetch_add(1, Ordering::Relaxed);
+        let (buf, s, size) = (self.settled.clone(), self.inner.clone(), self.size.clone());
+        let caller = std::thread::current().id();
+        // an answer given at once, on this thread (the committer is gone), is thrown instead
+        let early: Arc<Mutex<Option<horosvec_core::Result<usize>>>> = Arc::new(Mutex::new(None));
+        let early_in = early.clone();
+        d.submit(
+            req,
+            Box::new(move |r| {
+                if std::thread::current().id() == caller {
+                    if let Ok(mut e) = early_in.lock() {
+                        *e = Some(r);
+                    }
+                    return;
+                }
+                if r.is_ok() {
+                    if let Ok(g) = s.read() {
+                        if let Some(c) = g.as_ref() {
+                            size.store(c.len(), Ordering::Release);
+                        }
+                    }
+                }
+                if let Ok(mut b) = buf.lock() {
+                    b.push((ticket, r));
+                }
+            }),
+        );
+        let answered = early.lock().ok().and_then(|mut e| e.take());
+        match answered {
+            Some(Err(e)) => Err(to_napi(e)),
+            Some(Ok(_)) => Err(to_napi(Error::Internal("a durable write was answered before it was queued".into()))),
+            None => Ok(ticket),
+        }
     }
 
     /// True for a collection opened from a directory.

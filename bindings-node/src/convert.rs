@@ -89,6 +89,15 @@ pub struct RawStats {
     pub mutable_indexed: f64,
 }
 
+/// Answers of ticketed durable writes, one batch per committed group: `ok` holds
+/// (ticket, count) pairs; `failed[i]` failed with `errors[i]` ("HV_CODE: message").
+#[napi(object)]
+pub struct RawSettled {
+    pub ok: Vec<f64>,
+    pub failed: Vec<f64>,
+    pub errors: Vec<String>,
+}
+
 /// Sealing and compaction options of `Collection.open` (see `horosvec_core::durable::SegmentConfig`).
 #[napi(object)]
 pub struct RawSegmentOptions {

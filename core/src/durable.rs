@@ -162,9 +162,14 @@ enum Built {
     },
 }
 
+/// Called by the committer after it answered a group of requests (see
+/// [`DurableCollection::set_group_hook`]).
+pub type GroupHook = Box<dyn Fn() + Send>;
+
 /// A durable collection: the shared in-memory state plus the committer thread.
 pub struct DurableCollection {
     shared: SharedCollection,
+    hook: Arc<Mutex<Option<GroupHook>>>,
     tx: Mutex<Option<Sender<Msg>>>,
     worker: Mutex<Option<JoinHandle<()>>>,
     read_only: bool,
@@ -199,6 +204,7 @@ impl DurableCollection {
             remove_orphans(d, &col)?;
         }
         let shared: SharedCollection = Arc::new(RwLock::new(Some(col)));
+        let hook: Arc<Mutex<Option<GroupHook>>> = Arc::new(Mutex::new(None));
         let commits = Arc::new(AtomicU64::new(0));
         let cancel = Arc::new(AtomicBool::new(false));
         let (tx, worker) = if read_only {
@@ -206,6 +212,7 @@ impl DurableCollection {
         } else {
             let (tx, rx) = channel::<Msg>();
             let mut c = Committer {
+                hook: hook.clone(),
                 store,
                 shared: shared.clone(),
                 dir,
@@ -228,6 +235,7 @@ impl DurableCollection {
         };
         Ok(DurableCollection {
             shared,
+            hook,
             tx: Mutex::new(tx),
             worker: Mutex::new(worker),
             read_only,
@@ -244,6 +252,15 @@ impl DurableCollection {
     /// True when opened read-only.
     pub fn read_only(&self) -> bool {
         self.read_only
+    }
+
+    /// Installs `hook`, called on the committer thread after each round of replies (a group
+    /// commit, a swap): a binding can buffer replies and deliver them to its event loop in one
+    /// call instead of one per write.
+    pub fn set_group_hook(&self, hook: GroupHook) {
+        if let Ok(mut h) = self.hook.lock() {
+            *h = Some(hook);
+        }
     }
 
     /// Transactions committed since open (one sync each under `Durability::Full`); with group
@@ -412,6 +429,7 @@ fn write_lock(shared: &SharedCollection) -> std::sync::RwLockWriteGuard<'_, Opti
 }
 
 struct Committer<S: RecordStore> {
+    hook: Arc<Mutex<Option<GroupHook>>>,
     store: S,
     shared: SharedCollection,
     dir: Option<PathBuf>,
@@ -455,14 +473,27 @@ impl<S: RecordStore> Committer<S> {
             self.commit_group(writes);
             if self.closing {
                 if self.busy {
+                    self.after_group();
                     continue; // wait for the cancelled build to report
                 }
                 for r in self.want_seal.drain(..).chain(self.want_compact.drain(..)) {
                     r(Err(Error::Closed));
                 }
+                self.after_group();
                 return;
             }
             self.maybe_start_job();
+            self.after_group();
+        }
+        self.after_group();
+    }
+
+    /// Tells the binding that a group of replies was made (it may deliver them in one go).
+    fn after_group(&self) {
+        if let Ok(h) = self.hook.lock() {
+            if let Some(h) = h.as_ref() {
+                h();
+            }
         }
     }
 

@@ -422,3 +422,24 @@ fn the_mutable_segment_gets_an_interim_index_with_an_exact_tail() {
     d.close();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn sealing_gives_the_moved_records_pages_back() {
+    let dir = tmp("vacuum");
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let d = open_with(&dir, Metric::L2, cfg(1_000_000)).unwrap();
+    let ids: Vec<u64> = (0..4000).collect();
+    let vs: Vec<Vec<f32>> = ids.iter().map(|_| vec_of(&mut rng)).collect();
+    put(&d, WriteKind::Add, &ids, &vs).unwrap();
+    let db = dir.join(horosvec_core::store::DB_FILE);
+    let wal = dir.join(format!("{}-wal", horosvec_core::store::DB_FILE));
+    let size = || std::fs::metadata(&db).map_or(0, |m| m.len()) + std::fs::metadata(&wal).map_or(0, |m| m.len());
+    let before = size();
+    assert!(before > 4000 * DIM as u64 * 4, "{before}");
+    wait(|r| d.seal(r)).unwrap();
+    d.close();
+    // the close checkpoints the log; the freed pages were given back
+    let after = std::fs::metadata(&db).unwrap().len();
+    assert!(after < before / 4, "database {after} bytes after the seal, {before} before");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -63,12 +63,18 @@ export function makeApi(raw) {
     // they do not wait for one another here; they still wait for an index build issued before.
     #durable = false;
     #pendingBuilds = 0;
+    // Durable writes are ticketed: the binding returns a ticket at once and later delivers the
+    // answers of a whole committed group in one settler call. While any is pending, a ref'd
+    // timer keeps the event loop alive (the settler itself does not).
+    #tickets = new Map();
+    #keepAlive = null;
 
     /** @internal use Collection.create */
     constructor(rawCol, token) {
       if (token !== CREATE) throw hvError('HV_INVALID_ARGUMENT', 'use Collection.create({ dim, metric })');
       this.#raw = rawCol;
       this.#durable = rawCol.durable === true;
+      if (this.#durable && typeof rawCol.setSettler === 'function') rawCol.setSettler((batch) => this.#settle(batch));
       const s = rawCol.stats();
       this.#dim = s.dim;
       this.#metric = s.metric;
@@ -207,6 +213,35 @@ export function makeApi(raw) {
       return this.#track(p);
     }
 
+    #submit(kind, ids, flat, meta) {
+      const ticket = this.#raw.submitTicket(kind, ids, flat, meta);
+      return new Promise((resolve, reject) => {
+        this.#tickets.set(ticket, { resolve, reject });
+        if (this.#keepAlive === null) this.#keepAlive = setInterval(() => {}, 2 ** 30);
+      });
+    }
+
+    #settle({ ok, failed, errors }) {
+      for (let i = 0; i < ok.length; i += 2) {
+        const t = this.#tickets.get(ok[i]);
+        if (t !== undefined) {
+          this.#tickets.delete(ok[i]);
+          t.resolve(ok[i + 1]);
+        }
+      }
+      for (let i = 0; i < failed.length; i++) {
+        const t = this.#tickets.get(failed[i]);
+        if (t !== undefined) {
+          this.#tickets.delete(failed[i]);
+          t.reject(toHvError(new Error(errors[i])));
+        }
+      }
+      if (this.#tickets.size === 0 && this.#keepAlive !== null) {
+        clearInterval(this.#keepAlive);
+        this.#keepAlive = null;
+      }
+    }
+
     get size() {
       return guard(() => this.#open().size);
     }
@@ -243,7 +278,7 @@ export function makeApi(raw) {
         else if (idList instanceof Float64Array) idList = idList.slice();
       };
       const start = (r) => {
-        if (this.#durable) return r.submit(method, idList, flat, meta);
+        if (this.#durable) return this.#submit(method, idList, flat, meta);
         return native ? r[`${method}Async`](idList, flat, meta) : r[method](idList, flat, meta);
       };
       return this.#call(true, start, snapshot).then(settle);
@@ -290,7 +325,7 @@ export function makeApi(raw) {
         else if (idList instanceof Float64Array) idList = idList.slice();
       };
       const start = (r) => {
-        if (this.#durable) return r.submit('delete', idList, undefined, undefined);
+        if (this.#durable) return this.#submit('delete', idList, undefined, undefined);
         return native ? r.deleteAsync(idList) : r.delete(idList);
       };
       return this.#call(true, start, snapshot);

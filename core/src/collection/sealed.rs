@@ -388,9 +388,9 @@ impl Collection {
                     .iter()
                     .position(|&x| x == g)
                     .ok_or_else(|| Error::Internal("bad origin".into()))?]];
-                let id = seg.id(row as u32)?;
-                // dead now (deleted or upserted since the copy) or written meanwhile
-                if !p.is_live(old_row) || dirty.contains(&id) {
+                // dead now: deleted or upserted since the copy (both tombstone the old row, so
+                // the ids written meanwhile need no lookup unless some were)
+                if !p.is_live(old_row) || (!dirty.is_empty() && dirty.contains(&seg.id(row as u32)?)) {
                     out.new_tombstones.push(row as u32);
                 }
             }

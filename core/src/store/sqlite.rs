@@ -91,6 +91,12 @@ impl SqliteStore {
         let conn = Connection::open_with_flags(&db_path, flags).map_err(sql_err(&ctx))?;
         // A non-database file fails here, at the first read.
         if !read_only {
+            if !exists {
+                // incremental auto-vacuum, so that the pages freed when a seal moves records out
+                // can be returned to the file system (`reclaim`); it must be chosen before
+                // anything, the switch to WAL included, is written to a new database
+                conn.execute_batch("PRAGMA auto_vacuum = INCREMENTAL;").map_err(sql_err(&ctx))?;
+            }
             conn.pragma_update(None, "journal_mode", "WAL").map_err(sql_err(&ctx))?;
             let sync = match durability {
                 Durability::Full => "FULL",
@@ -155,9 +161,6 @@ const SEGMENT_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS segments (generation IN
      CREATE TABLE IF NOT EXISTS tombstones (generation INTEGER NOT NULL, row INTEGER NOT NULL, PRIMARY KEY (generation, row)) WITHOUT ROWID;";
 
 fn create_schema(conn: &Connection, dim: usize, metric: Metric) -> rusqlite::Result<()> {
-    // incremental auto-vacuum (set before the first table): the pages freed when a seal moves
-    // records out of the database can be returned to the file system (`reclaim`)
-    conn.execute_batch("PRAGMA auto_vacuum = INCREMENTAL;")?;
     conn.execute_batch(
         "BEGIN;
          CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -288,7 +291,11 @@ impl RecordStore for SqliteStore {
 
     fn reclaim(&mut self) -> Result<()> {
         let ctx = self.dir.join(DB_FILE).display().to_string();
-        self.conn.execute_batch("PRAGMA incremental_vacuum;").map_err(sql_err(&ctx))
+        // the pragma frees one page per step (one result row each): step it to the end
+        let mut stmt = self.conn.prepare("PRAGMA incremental_vacuum").map_err(sql_err(&ctx))?;
+        let mut rows = stmt.query([]).map_err(sql_err(&ctx))?;
+        while rows.next().map_err(sql_err(&ctx))?.is_some() {}
+        Ok(())
     }
 
     fn commit(&mut self, muts: &[Mutation<'_>]) -> Result<()> {
