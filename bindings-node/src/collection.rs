@@ -55,6 +55,9 @@ impl<T: Send + ToNapiValue + TypeName + 'static> Task for Job<T> {
     }
 }
 
+/// Answers of ticketed writes waiting for the next settler call: (ticket, result).
+type Settled = Arc<Mutex<Vec<(u32, horosvec_core::Result<usize>)>>>;
+
 /// An in-memory collection (raw binding; the public API is the JS `Collection` in `npm/lib`).
 #[napi]
 pub struct CoreCollection {
@@ -71,7 +74,7 @@ pub struct CoreCollection {
     durable: Option<Arc<DurableCollection>>,
     /// Ticketed durable writes (`submitTicket`): answers buffered by the committer, delivered to
     /// the JS settler in one call per group (`setSettler`).
-    settled: Arc<Mutex<Vec<(u32, horosvec_core::Result<usize>)>>>,
+    settled: Settled,
     next_ticket: Arc<AtomicU32>,
 }
 

@@ -140,7 +140,7 @@ enum Msg {
     Write(WriteRequest, Reply),
     Seal(Reply),
     Compact(Reply),
-    Built(Built),
+    Built(Box<Built>),
     Close,
 }
 
@@ -148,7 +148,7 @@ enum Msg {
 enum Built {
     /// An interim index of the mutable segment (memory only) and the layout epoch it fits.
     Interim {
-        result: Result<crate::ann::AnnIndex>,
+        result: Result<Box<crate::ann::AnnIndex>>,
         epoch: u64,
     },
     Seal {
@@ -462,7 +462,7 @@ impl<S: RecordStore> Committer<S> {
                     Msg::Built(b) => {
                         // writes queued before the build finished go first
                         self.commit_group(std::mem::take(&mut writes));
-                        self.install(b);
+                        self.install(*b);
                     }
                     Msg::Close => self.closing = true,
                 }
@@ -625,7 +625,7 @@ impl<S: RecordStore> Committer<S> {
                             seg
                         }))
                         .unwrap_or_else(|_| Err(Error::Internal("the seal build panicked".into())));
-                        let _ = tx.send(Msg::Built(Built::Seal { input, result }));
+                        let _ = tx.send(Msg::Built(Box::new(Built::Seal { input, result })));
                     });
                 if spawned.is_err() {
                     self.busy = false;
@@ -653,9 +653,9 @@ impl<S: RecordStore> Committer<S> {
             self.busy = true;
             let (tx, cancel, params) = (self.tx.clone(), self.cancel.clone(), self.cfg.index);
             let spawned = std::thread::Builder::new().name("horosvec-index".into()).spawn(move || {
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| input.build_index(params, &cancel)))
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| input.build_index(params, &cancel).map(Box::new)))
                     .unwrap_or_else(|_| Err(Error::Internal("the interim index build panicked".into())));
-                let _ = tx.send(Msg::Built(Built::Interim { result, epoch }));
+                let _ = tx.send(Msg::Built(Box::new(Built::Interim { result, epoch })));
             });
             if spawned.is_err() {
                 self.busy = false;
@@ -691,11 +691,11 @@ impl<S: RecordStore> Committer<S> {
                     seg.map(Some)
                 }))
                 .unwrap_or_else(|_| Err(Error::Internal("the compaction build panicked".into())));
-                let _ = tx.send(Msg::Built(Built::Compact {
+                let _ = tx.send(Msg::Built(Box::new(Built::Compact {
                     parts,
                     origin,
                     result,
-                }));
+                })));
             });
         if spawned.is_err() {
             self.busy = false;
@@ -716,7 +716,7 @@ impl<S: RecordStore> Committer<S> {
                 // memory only: nothing to commit; a stale or failed build is simply dropped
                 if let (Ok(ix), false) = (result, self.closing) {
                     if let Some(c) = write_lock(&self.shared).as_mut() {
-                        c.install_interim(ix, epoch);
+                        c.install_interim(*ix, epoch);
                     }
                 }
                 return;
