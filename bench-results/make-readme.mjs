@@ -177,6 +177,55 @@ for (const f of sideFiles('durable-writes')) {
   out.push(...table(['durability', 'concurrent / sequential'], sum.map((r) => [r.durability, `${fmt(r.ratio, 2)}×`])));
   out.push('');
 }
+for (const f of sideFiles('segments-open')) {
+  const rs = records(join(HERE, f));
+  out.push(`## Open of a sealed collection: ${f}`);
+  out.push('');
+  out.push(
+    'Command: `node bench/segments.mjs --phase open --dir <dir> --n 1000000 --seal 100000 --opens 5 >> bench-results/' +
+      `${f}\`: the minilm384 base repeated with seeded noise to 1,000,000 × 384 (cosine), loaded with durability 'off' while segments are sealed in the background, then opened read-only in a fresh process per run and searched once (k = 10, ef 64). Cold: the page cache dropped before the open (\`echo 3 > /proc/sys/vm/drop_caches\`).`,
+  );
+  out.push('');
+  out.push(
+    ...table(
+      ['rev', 'n', 'segments', 'storage', 'cold open ms', 'cold 1st search ms', 'cold 2nd search ms', 'warm open ms', 'warm 1st search ms', 'warm 2nd search ms', 'segment B/vec', 'raw f32 B/vec'],
+      rs.map((r) => [
+        r.git,
+        r.n,
+        r.sealed_segments,
+        r.storage,
+        r.cold_open_ms_median ?? r.open_ms_median,
+        r.cold_first_search_ms_median ?? r.first_search_ms_median,
+        r.cold_second_search_ms_median ?? r.second_search_ms_median,
+        r.warm_open_ms_median ?? '',
+        r.warm_first_search_ms_median ?? '',
+        r.warm_second_search_ms_median ?? '',
+        r.segment_bytes_per_vector ?? '',
+        r.raw_f32_bytes_per_vector,
+      ]),
+    ),
+  );
+  out.push('');
+  out.push('Medians over the runs. segment B/vec counts the segment files only; `database_bytes` in the records is the SQLite file (records of the mutable segment, manifest), which before 0d8f4f9 still held the pages freed by the seals (no auto-vacuum yet). The first record (14ef63c) predates the warm runs.');
+  out.push('');
+}
+for (const f of sideFiles('segments-mixed')) {
+  const rs = records(join(HERE, f));
+  out.push(`## Sealed + mutable against fully sealed: ${f}`);
+  out.push('');
+  out.push(`Command: \`node bench/segments.mjs --phase mixed >> bench-results/${f}\`: minilm384 (100,000 × 384, cosine), 90,000 sealed + 10,000 in the mutable segment, then the same records sealed and compacted into one segment. Single-query \`searchSync\` on one thread, k = 10, ef 64, ≥ 3 s per layout; recall@10 against an exact search of the same records.`);
+  out.push('');
+  out.push(
+    ...table(
+      ['rev', 'layout', 'mutable indexed', 'QPS', 'recall@10', 'QPS / fully sealed'],
+      rs.flatMap((r) => [
+        [r.git, r.mixed.layout, r.mixed.mutable_indexed ?? 'no (exact scan)', r.mixed.qps, fmt(r.mixed.recall_mean), `${fmt(r.qps_ratio, 2)}×`],
+        [r.git, r.sealed.layout, '', r.sealed.qps, fmt(r.sealed.recall_mean), ''],
+      ]),
+    ),
+  );
+  out.push('');
+}
 for (const f of sideFiles('build-scaling-')) {
   const rs = records(join(HERE, f));
   const builds = rs.filter((r) => r.bench === 'build-scaling');

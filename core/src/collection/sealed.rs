@@ -147,6 +147,11 @@ pub struct SwapOutcome {
     pub removed: Vec<u64>,
 }
 
+/// `ef · scale`, rounded up, at least `k`.
+fn scaled_ef(ef: usize, k: usize, scale: f64) -> usize {
+    ((ef as f64 * scale.min(1.0)).ceil() as usize).max(k)
+}
+
 /// Where a live record is.
 pub(crate) enum Place {
     Mutable(u32),
@@ -424,8 +429,13 @@ impl Collection {
         opts: &SearchOptions,
     ) -> Result<Vec<(Hit, usize)>> {
         let mut all: Vec<(Hit, usize)> = Vec::with_capacity(k * (self.sealed.len() + 1));
+        // A part holding a fraction f of the largest part's records is walked with ef·√f (at
+        // least k): it holds fewer of the k nearest, and a graph walk costs about ef whatever
+        // the graph's size, so equal ef would make a small part cost as much as the largest.
+        let largest = self.sealed.iter().map(SealedPart::live).max().unwrap_or(0).max(self.rows.len()).max(1);
+        let scale = |live: usize| (live as f64 / largest as f64).sqrt();
         if !self.rows.is_empty() {
-            let hits = self.search_mutable(query, q, k, opts)?;
+            let hits = self.search_mutable(query, q, k, opts, scale(self.rows.len()))?;
             all.extend(hits.into_iter().map(|h| (h, usize::MAX)));
         }
         for (p, part) in self.sealed.iter().enumerate() {
@@ -438,7 +448,7 @@ impl Collection {
                 flat::search_one(&view, q, k)
             } else {
                 let ix = part.seg.index();
-                let ef = opts.ef.unwrap_or(super::DEFAULT_EF).max(k);
+                let ef = scaled_ef(opts.ef.unwrap_or(super::DEFAULT_EF), k, scale(part.live()));
                 let rerank = opts
                     .rerank
                     .unwrap_or_else(|| ix.default_rerank(k, ef))
@@ -460,9 +470,17 @@ impl Collection {
 
     /// The `k` best hits of the mutable segment: its index (over a prefix of the rows, for an
     /// interim index) plus an exact scan of the rows after that prefix; a flat scan without one.
-    fn search_mutable(&self, query: &[f32], q: &[f32], k: usize, opts: &SearchOptions) -> Result<Vec<Hit>> {
+    fn search_mutable(&self, query: &[f32], q: &[f32], k: usize, opts: &SearchOptions, ef_scale: f64) -> Result<Vec<Hit>> {
         let view = self.view();
         let Some((ix, a)) = self.index_for(opts) else { return Ok(flat::search_one(&view, q, k)) };
+        let a = match (ef_scale < 1.0, opts.rerank) {
+            (true, None) => {
+                let ef = scaled_ef(a.ef, k, ef_scale);
+                AnnSearch { ef, rerank: ef }
+            }
+            (true, Some(_)) => AnnSearch { ef: scaled_ef(a.ef, k, ef_scale), ..a },
+            (false, _) => a,
+        };
         let mut hits = ix.search(&view, query, q, k.min(self.rows.len()), a)?;
         let m = ix.len();
         let n = self.ids.len();
