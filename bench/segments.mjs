@@ -10,8 +10,9 @@
 //   --phase mixed  minilm384 (100k): 90k sealed + 10k in the mutable segment, against the same
 //                  100k records fully sealed (one compacted segment); the mutable segment is
 //                  measured once its interim index is built. Search QPS (sequential
-//                  searchSync, ≥ 3 s window after a warm-up), recall@10 against an exact search,
-//                  k = 10, ef 64.
+//                  searchSync, ≥ 3 s window) and recall@10 against an exact search, k = 10, for
+//                  ef 24…128; the mixed layout's QPS is also interpolated at the fully sealed
+//                  layout's recall at ef 64 (equal recall).
 //
 // Usage: node bench/segments.mjs --phase open|mixed [--dir PATH] [--n 1000000] [--seal 100000]
 //          [--opens 5] [--skip-load (open: measure what --dir holds)] [--keep]
@@ -180,32 +181,67 @@ if (values.phase === 'open') {
   while (col.stats().mutableIndexed < col.stats().mutableRecords && performance.now() - t0 < 120_000) await new Promise((r) => setTimeout(r, 100));
   const qs = queries.data.subarray(0, nq * dim);
   const truth = (await col.searchBatch(qs, { k: 10, exact: true })).map((h) => h.map((x) => x.id));
+  const EFS = [24, 32, 48, 64, 96, 128];
   const measure = (label) => {
-    const o = { k: 10, ef: 64 };
-    let found = 0;
-    for (let i = 0; i < nq; i++) {
-      const hits = col.searchSync(qs.subarray(i * dim, (i + 1) * dim), o);
-      found += hits.filter((h) => truth[i].includes(h.id)).length;
+    const curve = [];
+    for (const ef of EFS) {
+      const o = { k: 10, ef };
+      let found = 0;
+      for (let i = 0; i < nq; i++) {
+        const hits = col.searchSync(qs.subarray(i * dim, (i + 1) * dim), o);
+        found += hits.filter((h) => truth[i].includes(h.id)).length;
+      }
+      let done = 0;
+      const t0 = performance.now();
+      while (performance.now() - t0 < 3000) {
+        const i = done % nq;
+        col.searchSync(qs.subarray(i * dim, (i + 1) * dim), o);
+        done++;
+      }
+      curve.push({ ef, qps: Math.round(done / ((performance.now() - t0) / 1000)), recall_mean: Number((found / (10 * nq)).toFixed(4)) });
     }
-    let done = 0;
-    const t0 = performance.now();
-    while (performance.now() - t0 < 3000) {
-      const i = done % nq;
-      col.searchSync(qs.subarray(i * dim, (i + 1) * dim), o);
-      done++;
-    }
-    const secs = (performance.now() - t0) / 1000;
     const s = col.stats();
-    const r = { layout: label, mode: s.mode, sealed_segments: s.sealedSegments, mutable_records: s.mutableRecords, mutable_indexed: s.mutableIndexed, qps: Number((done / secs).toFixed(0)), recall_mean: Number((found / (10 * nq)).toFixed(4)) };
+    const at64 = curve.find((c) => c.ef === 64);
+    const r = { layout: label, mode: s.mode, sealed_segments: s.sealedSegments, mutable_records: s.mutableRecords, mutable_indexed: s.mutableIndexed, qps: at64.qps, recall_mean: at64.recall_mean, curve };
     process.stderr.write(`${JSON.stringify(r)}\n`);
     return r;
+  };
+  /** QPS of `curve` at recall `target`, interpolated linearly in log(QPS) between the two points around it. */
+  const qpsAt = (curve, target) => {
+    const pts = [...curve].sort((a, b) => a.recall_mean - b.recall_mean);
+    for (let i = 1; i < pts.length; i++) {
+      const [a, b] = [pts[i - 1], pts[i]];
+      if (a.recall_mean <= target && target <= b.recall_mean) {
+        const t = b.recall_mean === a.recall_mean ? 0 : (target - a.recall_mean) / (b.recall_mean - a.recall_mean);
+        return Math.round(Math.exp(Math.log(a.qps) + t * (Math.log(b.qps) - Math.log(a.qps))));
+      }
+    }
+    return null; // outside the measured range
   };
   const mixed = measure('90k sealed + 10k mutable');
   await col.seal();
   await col.compact();
   const sealed = measure('100k sealed (one segment)');
   await col.close();
-  emit({ bench: 'segments-mixed', dataset: 'minilm384', n, dim, metric: 'cosine', k: 10, ef: 64, threads: 1, storage: medium(dir), mixed, sealed, qps_ratio: Number((mixed.qps / sealed.qps).toFixed(3)) });
+  const target = sealed.recall_mean; // the fully sealed layout's recall at ef 64
+  const mixedAt = qpsAt(mixed.curve, target);
+  emit({
+    bench: 'segments-mixed',
+    dataset: 'minilm384',
+    n,
+    dim,
+    metric: 'cosine',
+    k: 10,
+    ef: 64,
+    threads: 1,
+    storage: medium(dir),
+    mixed,
+    sealed,
+    qps_ratio: Number((mixed.qps / sealed.qps).toFixed(3)),
+    equal_recall: target,
+    mixed_qps_at_equal_recall: mixedAt,
+    qps_ratio_at_equal_recall: mixedAt === null ? null : Number((mixedAt / sealed.qps).toFixed(3)),
+  });
   if (values.dir === undefined && !values.keep) rmSync(dir, { recursive: true, force: true });
 } else {
   throw new Error(`unknown --phase ${values.phase}`);

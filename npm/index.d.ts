@@ -213,7 +213,7 @@ export interface CollectionStats {
    * indexes, plus the mutable segment's interim index and exact tail).
    */
   mode: string;
-  /** Bytes held by stored vectors (rows × dim × 4, tombstoned rows included). */
+  /** Bytes of the stored vectors (rows × dim × 4, tombstoned rows included; rows of sealed segments are memory-mapped files, not heap). */
   vectorBytes: number;
   /** Bytes per vector the graph walk touches (codes, factors, adjacency); 0 without an index. */
   indexBytesPerVector: number;
@@ -224,7 +224,7 @@ export interface CollectionStats {
   /** Sealed segments (durable collections; 0 otherwise). */
   sealedSegments: number;
   /**
-   * Records of the mutable segment covered by its index: for a durable collection, the interim
+   * Live records of the mutable segment covered by its index: for a durable collection, the interim
    * Vamana index rebuilt in the background once the segment holds 2,000 live records and a
    * quarter more arrive (later records are scanned exactly until the next rebuild or the seal);
    * for an in-memory one, the `buildIndex` index.

@@ -643,6 +643,9 @@ impl<S: RecordStore> Committer<S> {
         let nothing_sealed: Vec<Reply> = self.want_seal.drain(..).collect();
         let parts = compaction_choice(col, &self.cfg, !self.want_compact.is_empty())
             .and_then(|p| col.begin_compaction(&p));
+        if parts.is_none() && col.mutable_mostly_dead() {
+            col.drop_mutable_tombstones();
+        }
         let interim = (parts.is_none() && col.interim_due()).then(|| col.begin_interim());
         drop(guard);
         for r in nothing_sealed {

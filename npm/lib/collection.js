@@ -5,12 +5,21 @@
 import { guard, hvError, toHvError } from './errors.js';
 import { toBatch, toIds, idCount, toIndexOptions, toMetadata, toSearchOptions, toVector, checkId } from './input.js';
 
+// Metadata is validated as JSON when written; text that no longer parses was damaged on disk.
+function parseMetadata(m, id) {
+  try {
+    return JSON.parse(m);
+  } catch {
+    throw hvError('HV_CORRUPT', `stored metadata of record ${JSON.stringify(id)} is not JSON (damaged on disk)`);
+  }
+}
+
 function hits(raw) {
   const out = new Array(raw.ids.length);
   for (let i = 0; i < out.length; i++) {
     const h = { id: raw.ids[i], distance: raw.distances[i] };
     const m = raw.metadata[i];
-    if (m !== null && m !== undefined) h.metadata = JSON.parse(m);
+    if (m !== null && m !== undefined) h.metadata = parseMetadata(m, raw.ids[i]);
     out[i] = h;
   }
   return out;
@@ -336,7 +345,7 @@ export function makeApi(raw) {
         const r = this.#open();
         const rec = r.get(checkId(id));
         if (rec === undefined || rec === null) return undefined;
-        return { vector: rec.vector, metadata: rec.metadata === null || rec.metadata === undefined ? undefined : JSON.parse(rec.metadata) };
+        return { vector: rec.vector, metadata: rec.metadata === null || rec.metadata === undefined ? undefined : parseMetadata(rec.metadata, id) };
       });
     }
 

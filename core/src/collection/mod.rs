@@ -136,7 +136,8 @@ pub struct Stats {
     pub kernel: &'static str,
     /// The search code path: `"exact"` (flat scan) or the index's, e.g. `"vamana-rabitq4"`.
     pub mode: String,
-    /// Bytes held by the vectors (rows · dim · 4, tombstoned rows included).
+    /// Bytes of the stored vectors (rows · dim · 4, tombstoned rows included; the rows of sealed
+    /// segments are memory-mapped, not heap).
     pub vector_bytes: usize,
     /// Bytes per vector of what the graph walk touches (codes, factors, adjacency); 0 without an index.
     pub index_bytes_per_vector: f64,
@@ -305,7 +306,7 @@ impl Collection {
                 (None, Some(ix)) => ix.mode(),
                 (None, None) => "exact".to_string(),
             },
-            vector_bytes: self.vectors.len() * 4,
+            vector_bytes: self.vectors.len() * 4 + self.sealed.iter().map(|p| p.seg.len() * self.dim * 4).sum::<usize>(),
             index_bytes_per_vector: self.index.as_ref().map_or(0.0, AnnIndex::walk_bytes_per_vector),
             tombstones: self.index.as_ref().map_or(0, AnnIndex::deleted_count) + self.sealed.iter().map(|p| p.n_deleted).sum::<usize>(),
             mutable_records: self.rows.len(),

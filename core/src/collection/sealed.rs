@@ -463,7 +463,9 @@ impl Collection {
             };
             all.extend(hits.into_iter().map(|h| (h, p)));
         }
-        all.sort_unstable_by(|a, b| a.0.dist.total_cmp(&b.0.dist).then(a.0.seq.cmp(&b.0.seq)));
+        // (a NaN distance can only come from a damaged file opened without `verify`: last)
+        let key = |d: f32| if d.is_nan() { f32::INFINITY } else { d };
+        all.sort_unstable_by(|a, b| key(a.0.dist).total_cmp(&key(b.0.dist)).then(a.0.seq.cmp(&b.0.seq)));
         all.truncate(k);
         Ok(all)
     }
@@ -510,9 +512,20 @@ impl Collection {
         self.deferred = on;
     }
 
-    /// Rows of the mutable segment its (interim) index covers.
+    /// Live records of the mutable segment its (interim) index covers.
     pub fn mutable_indexed(&self) -> usize {
-        self.index.as_ref().map_or(0, |ix| ix.len())
+        self.index.as_ref().map_or(0, |ix| (0..ix.len() as u32).filter(|&r| !ix.is_deleted(r)).count())
+    }
+
+    /// Whether the mutable segment's rows are mostly dead weight: over a quarter of them
+    /// tombstones of deletes and upserts (an interim index never consolidates; this drops them).
+    pub fn mutable_mostly_dead(&self) -> bool {
+        self.deferred && self.ids.len() >= FLAT_THRESHOLD && (self.ids.len() - self.rows.len()) * 4 > self.ids.len()
+    }
+
+    /// Drops the mutable segment's tombstoned rows and its interim index (rebuilt afterwards).
+    pub fn drop_mutable_tombstones(&mut self) {
+        self.drop_dead_rows();
     }
 
     /// Drops the mutable segment's index and its tombstoned rows.
@@ -529,7 +542,7 @@ impl Collection {
         if !self.deferred || self.rows.len() < FLAT_THRESHOLD {
             return false;
         }
-        let covered = self.mutable_indexed();
+        let covered = self.index.as_ref().map_or(0, |ix| ix.len());
         self.ids.len() - covered >= (covered / 4).max(FLAT_THRESHOLD / 2)
     }
 
@@ -661,7 +674,11 @@ impl SealInput {
             let seg = &parts[p].seg;
             input.ids.push(seg.id(row)?);
             input.seqs.push(seq);
-            input.vectors.extend_from_slice(seg.vector(row));
+            let v = seg.vector(row);
+            if v.iter().any(|x| !x.is_finite()) {
+                return Err(Error::Corrupt(format!("segment {}: row {row} holds a non-finite value (damaged file)", seg.generation())));
+            }
+            input.vectors.extend_from_slice(v);
             if let Some(inv) = seg.inv_norm(row) {
                 input.inv_norms.push(inv);
             }

@@ -91,6 +91,11 @@ pub(crate) fn walk<Q, F, const FILTERED: bool, const RECORD: bool>(
         // Unvisited neighbours first, so that their rows can be prefetched ahead of use.
         fresh.clear();
         for &v in graph.neighbors(cid) {
+            // an edge out of range only comes from a damaged mapped file opened without
+            // `verify`: skip it rather than fail the search
+            if v as usize >= n {
+                continue;
+            }
             let m = &mut marks[v as usize];
             if *m != epoch {
                 *m = epoch;

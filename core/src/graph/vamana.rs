@@ -234,7 +234,8 @@ impl Graph {
     #[inline]
     pub fn neighbors(&self, node: u32) -> &[u32] {
         let s = node as usize * self.stride;
-        let d = self.adj[s] as usize;
+        // clamped to the row: a damaged mapped file must not read past it
+        let d = (self.adj[s] as usize).min(self.stride - 1);
         &self.adj[s + 1..s + 1 + d]
     }
 

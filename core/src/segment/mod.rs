@@ -451,7 +451,32 @@ impl Segment {
         self.index
             .graph()
             .validate()
-            .map_err(|e| Error::Corrupt(format!("segment {}: graph: {e}", self.generation)))
+            .map_err(|e| Error::Corrupt(format!("segment {}: graph: {e}", self.generation)))?;
+        // structure whose checksums may be consistent with wrong content: the id order must be
+        // a permutation of the rows sorted by strictly increasing id, every id must decode, and
+        // every metadata text must be JSON
+        let corrupt = |what: String| Error::Corrupt(format!("segment {}: {what}", self.generation));
+        let order = self.id_order.as_slice::<u32>();
+        let mut seen = vec![false; self.n];
+        for (i, &row) in order.iter().enumerate() {
+            let r = row as usize;
+            if seen[r] {
+                return Err(corrupt(format!("id order names row {row} twice")));
+            }
+            seen[r] = true;
+            if i > 0 && self.id_bytes_of(order[i - 1] as usize) >= self.id_bytes_of(r) {
+                return Err(corrupt(format!("id order is not strictly increasing at position {i} (an id twice, or unsorted)")));
+            }
+            self.id(row)?;
+        }
+        for row in 0..self.n as u32 {
+            if let Some(m) = self.metadata(row)? {
+                if serde_json::from_str::<serde::de::IgnoredAny>(&m).is_err() {
+                    return Err(corrupt(format!("metadata of row {row} is not JSON")));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Byte ranges `(offset, length)` of what every graph walk reads: the RaBitQ codes and the

@@ -59,6 +59,17 @@ impl SqliteStore {
         // a non-empty write-ahead log next to a database without our schema means committed data
         // that SQLite could not replay: never create a fresh collection over it
         let wal_len = fs::metadata(dir.join(format!("{DB_FILE}-wal"))).map_or(0, |m| m.len());
+        if !exists && !read_only {
+            // segment files without a database: the manifest was lost; creating a fresh
+            // collection here would treat them as orphans and remove them
+            let segs = fs::read_dir(dir).map(|it| it.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("seg-")).count()).unwrap_or(0);
+            if segs > 0 {
+                return Err(Error::Corrupt(format!(
+                    "{}: {segs} segment file(s) but no {DB_FILE} (the manifest is lost); nothing was changed",
+                    dir.display()
+                )));
+            }
+        }
         if !exists && read_only {
             return Err(Error::Io(format!("{}: no collection here (opened read-only, so none is created)", dir.display())));
         }
