@@ -217,13 +217,29 @@ for (const f of sideFiles('segments-mixed')) {
   out.push('');
   out.push(
     ...table(
-      ['rev', 'layout', 'mutable indexed', 'QPS', 'recall@10', 'QPS / fully sealed'],
+      ['rev', 'layout', 'mutable indexed', 'QPS at ef 64', 'recall@10', 'QPS / fully sealed at ef 64', 'at equal recall'],
       rs.flatMap((r) => [
-        [r.git, r.mixed.layout, r.mixed.mutable_indexed ?? 'no (exact scan)', r.mixed.qps, fmt(r.mixed.recall_mean), `${fmt(r.qps_ratio, 2)}×`],
-        [r.git, r.sealed.layout, '', r.sealed.qps, fmt(r.sealed.recall_mean), ''],
+        [
+          r.git,
+          r.mixed.layout,
+          r.mixed.mutable_indexed ?? 'no (exact scan)',
+          r.mixed.qps,
+          fmt(r.mixed.recall_mean),
+          `${fmt(r.qps_ratio, 2)}×`,
+          r.qps_ratio_at_equal_recall == null ? '' : `**${fmt(r.qps_ratio_at_equal_recall, 2)}×** (${r.mixed_qps_at_equal_recall} QPS at ${r.equal_recall})`,
+        ],
+        [r.git, r.sealed.layout, '', r.sealed.qps, fmt(r.sealed.recall_mean), '', ''],
       ]),
     ),
   );
+  out.push('');
+  for (const r of rs.filter((x) => x.mixed.curve)) {
+    out.push(`ef sweep at ${r.git} (QPS / recall@10):`);
+    out.push('');
+    out.push(...table(['ef', ...r.mixed.curve.map((c) => c.ef)], [[r.mixed.layout, ...r.mixed.curve.map((c) => `${c.qps} / ${fmt(c.recall_mean)}`)], [r.sealed.layout, ...r.sealed.curve.map((c) => `${c.qps} / ${fmt(c.recall_mean)}`)]]));
+    out.push('');
+  }
+  out.push('Rows: 14ef63c scanned the mutable segment exactly; the 0b12b2c run (binary built at 764d02f) had its interim index; 5ca6f39 also walks the smaller segment with ef·√(10k/90k). Equal recall: the mixed curve interpolated (log QPS, linear in recall) at the fully sealed layout\'s recall at ef 64.');
   out.push('');
 }
 for (const f of sideFiles('build-scaling-')) {

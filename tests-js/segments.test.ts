@@ -113,7 +113,8 @@ describe('sealed segments (native)', () => {
     expect(s.size).toBe(2_000);
     expect(s.mutableRecords).toBe(0);
     expect(s.sealedSegments).toBeGreaterThanOrEqual(1);
-    expect(s.sealedSegments).toBeLessThanOrEqual(3);
+    // at most maxSealedSegments + 1 between a seal and the merge it triggers, + 1 for seal()
+    expect(s.sealedSegments).toBeLessThanOrEqual(4);
     expect(col.get(1_999)?.vector).toEqual(v.slice(1_999 * DIM));
     await col.close();
   }, 60_000);

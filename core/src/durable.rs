@@ -602,10 +602,15 @@ impl<S: RecordStore> Committer<S> {
         let shared = self.shared.clone();
         let mut guard = write_lock(&shared);
         let Some(col) = guard.as_mut() else { return };
-        let seal_due =
-            !self.want_seal.is_empty() || col.mutable_len() >= self.cfg.max_mutable_records;
+        // an automatic seal waits while there are too many sealed segments: the merge goes
+        // first, so that segments do not pile up when writes outpace the builds
+        let seal_due = !self.want_seal.is_empty()
+            || (col.mutable_len() >= self.cfg.max_mutable_records && col.sealed().len() <= self.cfg.max_sealed_segments);
         if seal_due {
-            if let Some(input) = col.begin_seal() {
+            // an automatic seal takes at most maxMutableRecords rows (bounded copy, build and
+            // segment size, even when writes outpace seals); seal() takes them all
+            let limit = if self.want_seal.is_empty() { self.cfg.max_mutable_records } else { usize::MAX };
+            if let Some(input) = col.begin_seal(limit) {
                 drop(guard);
                 self.waiters = std::mem::take(&mut self.want_seal);
                 self.busy = true;

@@ -248,7 +248,7 @@ fn automatic_seal_and_compaction_keep_every_record() {
     wait(|r| d.seal(r)).unwrap();
     let s = stats(&d);
     assert_eq!(s.size, 1000);
-    assert!(s.sealed_segments <= 3 && s.sealed_segments >= 1, "{s:?}");
+    assert!(s.sealed_segments <= 4 && s.sealed_segments >= 1, "{s:?}"); // max + 1 before a merge, + 1 for seal()
     d.close();
     let d = open_with(&dir, Metric::Cosine, c).unwrap();
     let g = d.shared().read().unwrap();

@@ -246,9 +246,10 @@ impl Collection {
         self.rows.len()
     }
 
-    /// Copies the live mutable rows out for a seal (None when there is none, or a seal or
-    /// compaction is already being built) and starts noting the ids written from now on.
-    pub fn begin_seal(&mut self) -> Option<SealInput> {
+    /// Copies the live mutable rows out for a seal, at most `limit` of them (the first in row
+    /// order), and starts noting the ids written from now on; None when there is none, or a seal
+    /// or compaction is already being built.
+    pub fn begin_seal(&mut self, limit: usize) -> Option<SealInput> {
         if self.dirty.is_some() || self.rows.is_empty() {
             return None;
         }
@@ -259,6 +260,9 @@ impl Collection {
                     .is_none_or(|ix| !ix.is_deleted(r as u32))
             })
             .collect();
+        // the oldest rows first (row order is insertion order but for upserts): a bounded seal
+        let mut live = live;
+        live.truncate(limit.max(1));
         let dim = self.dim;
         let mut input = SealInput {
             dim,
