@@ -421,6 +421,13 @@ enum Applied {
     },
 }
 
+fn read_lock(shared: &SharedCollection) -> std::sync::RwLockReadGuard<'_, Option<Collection>> {
+    match shared.read() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
 fn write_lock(shared: &SharedCollection) -> std::sync::RwLockWriteGuard<'_, Option<Collection>> {
     match shared.write() {
         Ok(g) => g,
@@ -600,18 +607,20 @@ impl<S: RecordStore> Committer<S> {
             return;
         };
         let shared = self.shared.clone();
-        let mut guard = write_lock(&shared);
-        let Some(col) = guard.as_mut() else { return };
-        // an automatic seal waits while there are too many sealed segments: the merge goes
-        // first, so that segments do not pile up when writes outpace the builds
-        let seal_due = !self.want_seal.is_empty()
-            || (col.mutable_len() >= self.cfg.max_mutable_records && col.sealed().len() <= self.cfg.max_sealed_segments);
-        if seal_due {
-            // an automatic seal takes at most maxMutableRecords rows (bounded copy, build and
-            // segment size, even when writes outpace seals); seal() takes them all
-            let limit = if self.want_seal.is_empty() { self.cfg.max_mutable_records } else { usize::MAX };
-            if let Some(input) = col.begin_seal(limit) {
-                drop(guard);
+        // The committer is the only writer, so what it reads under the read lock stays true until
+        // it takes the write lock: the copy of the mutable rows for a seal (every row, so that a
+        // backlog is sealed in one go) is made under the read lock, and searches go on.
+        let seal_input = {
+            let guard = read_lock(&shared);
+            let Some(col) = guard.as_ref() else { return };
+            let seal_due = !self.want_seal.is_empty() || col.mutable_len() >= self.cfg.max_mutable_records;
+            if seal_due { col.seal_input() } else { None }
+        };
+        if let Some(input) = seal_input {
+            if let Some(col) = write_lock(&shared).as_mut() {
+                col.begin_seal_tracking();
+            }
+            {
                 self.waiters = std::mem::take(&mut self.want_seal);
                 self.busy = true;
                 let generation = self.next_gen;
@@ -621,13 +630,7 @@ impl<S: RecordStore> Committer<S> {
                     .name("horosvec-seal".into())
                     .spawn(move || {
                         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            let ix = input.build_index(params, &cancel)?;
-                            let path = write_segment_file(&dir, generation, &input.rows(), &ix)?;
-                            let seg = open_segment_file(&dir, generation, input.dim, input.metric);
-                            if seg.is_err() {
-                                let _ = std::fs::remove_file(path);
-                            }
-                            seg
+                            build_segment(&dir, generation, &input, params, &cancel)
                         }))
                         .unwrap_or_else(|_| Err(Error::Internal("the seal build panicked".into())));
                         let _ = tx.send(Msg::Built(Box::new(Built::Seal { input, result })));
@@ -644,6 +647,8 @@ impl<S: RecordStore> Committer<S> {
                 return;
             }
         }
+        let mut guard = write_lock(&shared);
+        let Some(col) = guard.as_mut() else { return };
         // nothing to seal: answered after the lock is released (a reply may read the collection)
         let nothing_sealed: Vec<Reply> = self.want_seal.drain(..).collect();
         let parts = compaction_choice(col, &self.cfg, !self.want_compact.is_empty())
@@ -690,13 +695,7 @@ impl<S: RecordStore> Committer<S> {
                     if input.is_empty() {
                         return Ok(None);
                     }
-                    let ix = input.build_index(params, &cancel)?;
-                    let path = write_segment_file(&dir, generation, &input.rows(), &ix)?;
-                    let seg = open_segment_file(&dir, generation, input.dim, input.metric);
-                    if seg.is_err() {
-                        let _ = std::fs::remove_file(path);
-                    }
-                    seg.map(Some)
+                    build_segment(&dir, generation, &input, params, &cancel).map(Some)
                 }))
                 .unwrap_or_else(|_| Err(Error::Internal("the compaction build panicked".into())));
                 let _ = tx.send(Msg::Built(Box::new(Built::Compact {
@@ -827,6 +826,18 @@ impl<S: RecordStore> Committer<S> {
             }
         }
     }
+}
+
+/// Builds the index of `input`, writes segment `generation` into `dir` (synced and renamed) and
+/// maps it; a file that does not read back is removed.
+fn build_segment(dir: &Path, generation: u64, input: &SealInput, params: IndexParams, cancel: &AtomicBool) -> Result<Arc<Segment>> {
+    let ix = input.build_index(params, cancel)?;
+    let path = write_segment_file(dir, generation, &input.rows(), &ix)?;
+    let seg = open_segment_file(dir, generation, input.dim, input.metric);
+    if seg.is_err() {
+        let _ = std::fs::remove_file(path);
+    }
+    seg
 }
 
 /// The sealed parts a compaction should merge, if any: all of them when `forced` (if there is

@@ -246,23 +246,14 @@ impl Collection {
         self.rows.len()
     }
 
-    /// Copies the live mutable rows out for a seal, at most `limit` of them (the first in row
-    /// order), and starts noting the ids written from now on; None when there is none, or a seal
-    /// or compaction is already being built.
-    pub fn begin_seal(&mut self, limit: usize) -> Option<SealInput> {
+    /// Copies the live mutable rows out for a seal (shared access: the caller, the only writer,
+    /// then calls [`Collection::begin_seal_tracking`]); None when there is none, or a seal or
+    /// compaction is already being built.
+    pub fn seal_input(&self) -> Option<SealInput> {
         if self.dirty.is_some() || self.rows.is_empty() {
             return None;
         }
-        let live: Vec<usize> = (0..self.ids.len())
-            .filter(|&r| {
-                self.index
-                    .as_ref()
-                    .is_none_or(|ix| !ix.is_deleted(r as u32))
-            })
-            .collect();
-        // the oldest rows first (row order is insertion order but for upserts): a bounded seal
-        let mut live = live;
-        live.truncate(limit.max(1));
+        let live: Vec<usize> = (0..self.ids.len()).filter(|&r| self.index.as_ref().is_none_or(|ix| !ix.is_deleted(r as u32))).collect();
         let dim = self.dim;
         let mut input = SealInput {
             dim,
@@ -284,7 +275,18 @@ impl Collection {
             }
             input.metadata.push(self.metadata[r].clone());
         }
+        Some(input)
+    }
+
+    /// Starts noting the ids written from now on (a seal's copy was just made).
+    pub fn begin_seal_tracking(&mut self) {
         self.dirty = Some(HashSet::new());
+    }
+
+    /// [`Collection::seal_input`] and [`Collection::begin_seal_tracking`] in one call.
+    pub fn begin_seal(&mut self) -> Option<SealInput> {
+        let input = self.seal_input()?;
+        self.begin_seal_tracking();
         Some(input)
     }
 
