@@ -240,7 +240,10 @@ export interface CollectionStats {
   threads: number;
 }
 
-/** An in-memory collection of vectors with a fixed `dim` and metric. */
+/**
+ * A collection of vectors with a fixed `dim` and metric: in memory (`create`, `fromBytes`) or
+ * durable in a directory (`open`, Node).
+ */
 export declare class Collection<M = Metadata> {
   private constructor();
   /**
@@ -258,11 +261,17 @@ export declare class Collection<M = Metadata> {
    * committed together with one sync (group commit), and each call is all or nothing, also
    * across a crash.
    *
-   * Writes go to the mutable segment (rows in the database, loaded into memory at open and
-   * searched exactly). At `maxMutableRecords` it is sealed in the background into an immutable
-   * segment file with its own Vamana index, memory-mapped, so opening never rebuilds an index
-   * and never reads sealed rows one by one. Searches merge all segments (`exact: true` is exact
-   * over all of them). Orphan files of an interrupted seal or compaction are removed at open.
+   * Writes go to the mutable segment (rows in the database, loaded into memory at open). From
+   * 2,000 records it is searched through an interim in-memory index, rebuilt in the background
+   * as it grows and after each open for writing (a `readOnly` view builds none: it scans its
+   * mutable records exactly). At `maxMutableRecords` it is sealed in the background into an
+   * immutable segment file with its own Vamana index, memory-mapped, so opening never rebuilds a
+   * sealed segment's index and never reads sealed rows one by one. Searches merge all segments
+   * (`exact: true` is exact over all of them). Orphan files of an interrupted seal or compaction
+   * are removed by the next open for writing.
+   *
+   * Unknown option names are rejected (`HV_INVALID_ARGUMENT`), so a misspelt one cannot be
+   * silently ignored.
    *
    * @throws `HV_LOCKED` (another process or handle has it open for writing), `HV_INVALID_ARGUMENT`
    * (options differ from the stored dim/metric, or `dim` missing to create), `HV_IO` (cannot
@@ -316,8 +325,10 @@ export declare class Collection<M = Metadata> {
   /** As `search`, on the calling thread. */
   searchSync(query: Vector, options: SearchOptions): SearchHit<M>[];
   /**
-   * Exact search for several queries at once (a flat `n × dim` array or an array of vectors);
-   * one result list per query, in order. Much faster per query than `search` in a loop.
+   * Search for several queries at once (a flat `n × dim` array or an array of vectors); one
+   * result list per query, in order, with the same options and code path as `search` (exact
+   * without an index or with `exact: true`, else through the index). Exact batches read each
+   * stored row once per chunk of queries; indexed ones run the queries in parallel natively.
    */
   searchBatch(queries: VectorBatch, options: SearchOptions): Promise<SearchHit<M>[][]>;
 

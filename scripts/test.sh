@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite (what `npm test` and .ci/run run): set-up, Rust tests, both builds, the
-# typings, the JS contract tests on both backends, the browser tests in headless Chromium and the
-# benchmark smoke run. Each runner prints a closing line "N passed, N failed".
+# typings, the JS contract tests on both backends and the browser tests in headless Chromium.
+# Each runner prints a closing line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 t() { local s=$SECONDS; "$@"; local rc=$?; echo "[test] $* took $((SECONDS - s))s (exit $rc)"; return $rc; }

@@ -48,6 +48,7 @@ describe('sealed segments (native)', () => {
     let s = col.stats();
     expect([s.size, s.sealedSegments, s.mutableRecords]).toEqual([3_500, 3, 500]);
     expect(s.mode).toMatch(/^segmented-vamana-rabitq/);
+    expect(s.indexBytesPerVector).toBeGreaterThan(0);
     expect(segmentFiles(dir)).toHaveLength(3);
 
     // a sealed record: get, duplicate add, upsert (new version wins), delete
@@ -151,6 +152,9 @@ describe('sealed segments (native)', () => {
     await expectCode(native.Collection.open(dir, { dim: DIM, maxSealedSegments: '3' }), 'HV_INVALID_ARGUMENT');
     await expectCode(native.Collection.open(dir, { dim: DIM, maxTombstoneRatio: 2 }), 'HV_INVALID_ARGUMENT');
     await expectCode(native.Collection.open(dir, { dim: DIM, maxTombstoneRatio: Number.NaN }), 'HV_INVALID_ARGUMENT');
+    // a misspelt option is not silently ignored
+    // @ts-expect-error unknown option on purpose
+    await expectCode(native.Collection.open(dir, { dim: DIM, maxMutableRecord: 10 }), 'HV_INVALID_ARGUMENT');
     const mem = native.Collection.create({ dim: DIM });
     await expectCode(mem.seal(), 'HV_UNSUPPORTED');
     await expectCode(mem.compact(), 'HV_UNSUPPORTED');

@@ -103,7 +103,7 @@ impl ErrorCode {
             ErrorCode::Internal => "A bug inside horosvec was caught (a Rust panic) before it crossed into JS; the call had no effect. Please report it.",
             ErrorCode::Locked => "The collection directory is open for writing by another process or handle (one writer per collection); open it with `readOnly: true` to read alongside.",
             ErrorCode::Version => "A stored file (database, segment, snapshot) has a format version this build cannot read; nothing was changed.",
-            ErrorCode::ReadOnly => "A write (`add`, `upsert`, `delete`, `buildIndex`) on a collection opened with `readOnly: true`.",
+            ErrorCode::ReadOnly => "A write (`add`, `upsert`, `delete`, `seal`, `compact`) on a collection opened with `readOnly: true` (an in-memory `buildIndex` on the view is allowed: it writes nothing).",
             ErrorCode::Unsupported => "The operation does not exist on this backend, e.g. `Collection.open` (files) under the wasm build.",
         }
     }

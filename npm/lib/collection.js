@@ -155,6 +155,9 @@ export function makeApi(raw) {
       }
       if (typeof path !== 'string' || path === '') throw hvError('HV_INVALID_ARGUMENT', 'path must be a non-empty string (a directory)');
       if (options === null || typeof options !== 'object') throw hvError('HV_INVALID_ARGUMENT', 'open options must be an object');
+      const known = ['dim', 'metric', 'durability', 'readOnly', 'maxMutableRecords', 'maxSealedSegments', 'maxTombstoneRatio', 'verify'];
+      const unknown = Object.keys(options).filter((k) => !known.includes(k));
+      if (unknown.length > 0) throw hvError('HV_INVALID_ARGUMENT', `unknown open option ${JSON.stringify(unknown[0])} (known: ${known.join(', ')})`);
       const { dim, metric, durability = 'full', readOnly = false, maxMutableRecords, maxSealedSegments, maxTombstoneRatio, verify = false } = options;
       for (const [name, v] of [['maxMutableRecords', maxMutableRecords], ['maxSealedSegments', maxSealedSegments], ['maxTombstoneRatio', maxTombstoneRatio]]) {
         if (v !== undefined && typeof v !== 'number') throw hvError('HV_INVALID_ARGUMENT', `${name} must be a number, got ${typeof v}`);

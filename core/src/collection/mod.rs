@@ -307,7 +307,7 @@ impl Collection {
                 (None, None) => "exact".to_string(),
             },
             vector_bytes: self.vectors.len() * 4 + self.sealed.iter().map(|p| p.seg.len() * self.dim * 4).sum::<usize>(),
-            index_bytes_per_vector: self.index.as_ref().map_or(0.0, AnnIndex::walk_bytes_per_vector),
+            index_bytes_per_vector: self.index_bytes_per_vector(),
             tombstones: self.index.as_ref().map_or(0, AnnIndex::deleted_count) + self.sealed.iter().map(|p| p.n_deleted).sum::<usize>(),
             mutable_records: self.rows.len(),
             sealed_segments: self.sealed.len(),

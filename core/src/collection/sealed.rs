@@ -508,6 +508,18 @@ impl Collection {
         Ok(hits)
     }
 
+    /// Walk bytes per vector over every index (sealed segments' and the mutable segment's),
+    /// weighted by their rows; 0 without any index.
+    pub(crate) fn index_bytes_per_vector(&self) -> f64 {
+        let mut rows = 0usize;
+        let mut bytes = 0.0f64;
+        for ix in self.sealed.iter().map(|p| p.seg.index()).chain(self.index.as_ref()) {
+            rows += ix.len();
+            bytes += ix.walk_bytes_per_vector() * ix.len() as f64;
+        }
+        if rows == 0 { 0.0 } else { bytes / rows as f64 }
+    }
+
     /// True when the mutable segment has an interim index and rows after its prefix.
     pub(crate) fn has_tail(&self) -> bool {
         self.index.as_ref().is_some_and(|ix| ix.len() < self.ids.len())

@@ -54,6 +54,9 @@ impl SqliteStore {
     /// `HV_CORRUPT` (not a horosvec database, or damaged), `HV_VERSION` (another format version),
     /// `HV_INVALID_ARGUMENT` (options differ from the stored ones, or `dim` missing to create).
     pub fn open(dir: &Path, dim: Option<usize>, metric: Option<Metric>, durability: Durability, read_only: bool) -> Result<SqliteStore> {
+        if dir.exists() && !dir.is_dir() {
+            return Err(Error::Io(format!("{}: not a directory (a collection is a directory)", dir.display())));
+        }
         let db_path = dir.join(DB_FILE);
         let exists = db_path.exists();
         // a non-empty write-ahead log next to a database without our schema means committed data
