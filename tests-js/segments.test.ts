@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as native from 'horosvec';
+import * as wasm from 'horosvec/wasm';
 import { expectCode, randomVectors } from './helpers/backends.js';
 // @ts-expect-error plain JS helper
 import { crashRounds } from './helpers/crash.mjs';
@@ -155,9 +156,13 @@ describe('sealed segments (native)', () => {
     // a misspelt option is not silently ignored
     // @ts-expect-error unknown option on purpose
     await expectCode(native.Collection.open(dir, { dim: DIM, maxMutableRecord: 10 }), 'HV_INVALID_ARGUMENT');
-    const mem = native.Collection.create({ dim: DIM });
-    await expectCode(mem.seal(), 'HV_UNSUPPORTED');
-    await expectCode(mem.compact(), 'HV_UNSUPPORTED');
+    for (const backend of [native, wasm]) {
+      const mem = backend.Collection.create({ dim: DIM });
+      await expectCode(mem.seal(), 'HV_UNSUPPORTED');
+      await expectCode(mem.compact(), 'HV_UNSUPPORTED');
+      await mem.close();
+      await expectCode(mem.seal(), 'HV_CLOSED');
+    }
     const col = await native.Collection.open(dir, { dim: DIM });
     expect(await col.seal()).toBe(0); // nothing to seal
     expect(await col.compact()).toBe(0); // nothing to merge

@@ -654,7 +654,7 @@ impl<S: RecordStore> Committer<S> {
         let parts = compaction_choice(col, &self.cfg, !self.want_compact.is_empty())
             .and_then(|p| col.begin_compaction(&p));
         if parts.is_none() && col.mutable_mostly_dead() {
-            col.drop_mutable_tombstones();
+            col.drop_dead_rows();
         }
         let interim = (parts.is_none() && col.interim_due()).then(|| col.begin_interim());
         drop(guard);

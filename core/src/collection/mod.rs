@@ -11,7 +11,7 @@ mod graph_io;
 mod sealed;
 
 pub use graph_io::{ExportedGraph, ImportReport, NO_NEIGHBOR};
-pub use sealed::{SealInput, SealedPart, SegmentStats, SwapOutcome};
+pub use sealed::{SealInput, SealedPart, SwapOutcome};
 use sealed::Place;
 
 use std::collections::{HashMap, HashSet};

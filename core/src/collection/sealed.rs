@@ -78,19 +78,6 @@ impl SealedPart {
     }
 }
 
-/// Facts about one sealed segment (for stats).
-#[derive(Clone, Debug, PartialEq)]
-pub struct SegmentStats {
-    /// Generation (manifest number).
-    pub generation: u64,
-    /// Rows in the file.
-    pub rows: usize,
-    /// Tombstoned rows.
-    pub tombstones: usize,
-    /// File size in bytes.
-    pub file_bytes: u64,
-}
-
 /// The mutable rows copied out for a seal (bounded by the seal threshold), in row order.
 #[derive(Debug)]
 pub struct SealInput {
@@ -228,19 +215,6 @@ impl Collection {
         &self.sealed
     }
 
-    /// Per-segment facts, oldest first.
-    pub fn segment_stats(&self) -> Vec<SegmentStats> {
-        self.sealed
-            .iter()
-            .map(|p| SegmentStats {
-                generation: p.seg.generation(),
-                rows: p.seg.len(),
-                tombstones: p.n_deleted,
-                file_bytes: p.seg.file_bytes(),
-            })
-            .collect()
-    }
-
     /// Records in the mutable segment.
     pub fn mutable_len(&self) -> usize {
         self.rows.len()
@@ -283,20 +257,13 @@ impl Collection {
         self.dirty = Some(HashSet::new());
     }
 
-    /// [`Collection::seal_input`] and [`Collection::begin_seal_tracking`] in one call.
-    pub fn begin_seal(&mut self) -> Option<SealInput> {
-        let input = self.seal_input()?;
-        self.begin_seal_tracking();
-        Some(input)
-    }
-
-    /// Abandons a seal or compaction started by [`Collection::begin_seal`] /
+    /// Abandons a seal or compaction started by [`Collection::begin_seal_tracking`] /
     /// [`Collection::begin_compaction`] (its build failed).
     pub fn abort_swap(&mut self) {
         self.dirty = None;
     }
 
-    /// Installs `seg`, built from `input` (a [`Collection::begin_seal`] copy): records unchanged
+    /// Installs `seg`, built from `input` (a [`Collection::seal_input`] copy, tracked since [`Collection::begin_seal_tracking`]): records unchanged
     /// since the copy leave the mutable segment (they are now read from the segment); the rows
     /// of records written or deleted meanwhile start as tombstones in it.
     ///
@@ -306,7 +273,7 @@ impl Collection {
         let dirty = self
             .dirty
             .take()
-            .ok_or_else(|| Error::Internal("install_sealed without begin_seal".into()))?;
+            .ok_or_else(|| Error::Internal("install_sealed without begin_seal_tracking".into()))?;
         if seg.len() != input.len() || seg.dim() != self.dim {
             return Err(Error::Internal(
                 "the sealed segment does not match its input".into(),
@@ -541,13 +508,9 @@ impl Collection {
         self.deferred && self.ids.len() >= FLAT_THRESHOLD && (self.ids.len() - self.rows.len()) * 4 > self.ids.len()
     }
 
-    /// Drops the mutable segment's tombstoned rows and its interim index (rebuilt afterwards).
-    pub fn drop_mutable_tombstones(&mut self) {
-        self.drop_dead_rows();
-    }
-
-    /// Drops the mutable segment's index and its tombstoned rows.
-    pub(crate) fn drop_dead_rows(&mut self) {
+    /// Drops the mutable segment's index and its tombstoned rows (an interim index is then
+    /// rebuilt in the background).
+    pub fn drop_dead_rows(&mut self) {
         let Some(ix) = self.index.take() else { return };
         let keep: Vec<usize> = (0..self.ids.len()).filter(|&r| !ix.is_deleted(r as u32)).collect();
         self.retain_rows(&keep);
