@@ -598,18 +598,17 @@ impl<S: RecordStore> Committer<S> {
         if self.busy || self.closing {
             return;
         }
-        let Some(dir) = self.dir.clone() else {
+        if self.dir.is_none() {
             for r in self.want_seal.drain(..).chain(self.want_compact.drain(..)) {
-                r(Err(Error::Unsupported(
-                    "sealing needs a collection directory".into(),
-                )));
+                r(Err(Error::Unsupported("sealing needs a collection directory".into())));
             }
             return;
-        };
+        }
         let shared = self.shared.clone();
         // The committer is the only writer, so what it reads under the read lock stays true until
-        // it takes the write lock: the copy of the mutable rows for a seal (every row, so that a
-        // backlog is sealed in one go) is made under the read lock, and searches go on.
+        // it takes the write lock: the copies of the mutable rows for a seal (every row, so that a
+        // backlog is sealed in one go) or an interim index are made under the read lock, and
+        // searches go on.
         let seal_input = {
             let guard = read_lock(&shared);
             let Some(col) = guard.as_ref() else { return };
@@ -620,74 +619,33 @@ impl<S: RecordStore> Committer<S> {
             if let Some(col) = write_lock(&shared).as_mut() {
                 col.begin_seal_tracking();
             }
-            {
-                self.waiters = std::mem::take(&mut self.want_seal);
-                self.busy = true;
-                let generation = self.next_gen;
-                self.next_gen += 1;
-                let (tx, cancel, params) = (self.tx.clone(), self.cancel.clone(), self.cfg.index);
-                let spawned = std::thread::Builder::new()
-                    .name("horosvec-seal".into())
-                    .spawn(move || {
-                        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            build_segment(&dir, generation, &input, params, &cancel)
-                        }))
-                        .unwrap_or_else(|_| Err(Error::Internal("the seal build panicked".into())));
-                        let _ = tx.send(Msg::Built(Box::new(Built::Seal { input, result })));
-                    });
-                if spawned.is_err() {
-                    self.busy = false;
-                    if let Some(c) = write_lock(&self.shared).as_mut() {
-                        c.abort_swap();
-                    }
-                    for r in self.waiters.drain(..) {
-                        r(Err(Error::Io("cannot start the seal thread".into())));
-                    }
-                }
-                return;
+            let waiters = std::mem::take(&mut self.want_seal);
+            let generation = self.take_generation();
+            self.spawn_job("horosvec-seal", waiters, move |dir, params, cancel| {
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| build_segment(dir, generation, &input, params, cancel)))
+                    .unwrap_or_else(|_| Err(Error::Internal("the seal build panicked".into())));
+                Built::Seal { input, result }
+            });
+            return;
+        }
+        let (parts, interim_due) = {
+            let mut guard = write_lock(&shared);
+            let Some(col) = guard.as_mut() else { return };
+            let parts = compaction_choice(col, &self.cfg, !self.want_compact.is_empty()).and_then(|p| col.begin_compaction(&p));
+            if parts.is_none() && col.mutable_mostly_dead() {
+                col.drop_dead_rows();
             }
-        }
-        let mut guard = write_lock(&shared);
-        let Some(col) = guard.as_mut() else { return };
+            let due = parts.is_none() && col.interim_due();
+            (parts, due)
+        };
         // nothing to seal: answered after the lock is released (a reply may read the collection)
-        let nothing_sealed: Vec<Reply> = self.want_seal.drain(..).collect();
-        let parts = compaction_choice(col, &self.cfg, !self.want_compact.is_empty())
-            .and_then(|p| col.begin_compaction(&p));
-        if parts.is_none() && col.mutable_mostly_dead() {
-            col.drop_dead_rows();
-        }
-        let interim = (parts.is_none() && col.interim_due()).then(|| col.begin_interim());
-        drop(guard);
-        for r in nothing_sealed {
+        for r in self.want_seal.drain(..) {
             r(Ok(0));
         }
-        if let Some((input, epoch)) = interim {
-            // an interim index of the mutable segment, so that it is not scanned exactly
-            self.busy = true;
-            let (tx, cancel, params) = (self.tx.clone(), self.cancel.clone(), self.cfg.index);
-            let spawned = std::thread::Builder::new().name("horosvec-index".into()).spawn(move || {
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| input.build_index(params, &cancel).map(Box::new)))
-                    .unwrap_or_else(|_| Err(Error::Internal("the interim index build panicked".into())));
-                let _ = tx.send(Msg::Built(Box::new(Built::Interim { result, epoch })));
-            });
-            if spawned.is_err() {
-                self.busy = false;
-            }
-        }
-        let Some(parts) = parts else {
-            for r in self.want_compact.drain(..) {
-                r(Ok(0));
-            }
-            return;
-        };
-        self.waiters = std::mem::take(&mut self.want_compact);
-        self.busy = true;
-        let generation = self.next_gen;
-        self.next_gen += 1;
-        let (tx, cancel, params) = (self.tx.clone(), self.cancel.clone(), self.cfg.index);
-        let spawned = std::thread::Builder::new()
-            .name("horosvec-compact".into())
-            .spawn(move || {
+        if let Some(parts) = parts {
+            let waiters = std::mem::take(&mut self.want_compact);
+            let generation = self.take_generation();
+            self.spawn_job("horosvec-compact", waiters, move |dir, params, cancel| {
                 let mut origin = Vec::new();
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     let (input, o) = SealInput::from_parts(&parts)?;
@@ -695,22 +653,53 @@ impl<S: RecordStore> Committer<S> {
                     if input.is_empty() {
                         return Ok(None);
                     }
-                    build_segment(&dir, generation, &input, params, &cancel).map(Some)
+                    build_segment(dir, generation, &input, params, cancel).map(Some)
                 }))
                 .unwrap_or_else(|_| Err(Error::Internal("the compaction build panicked".into())));
-                let _ = tx.send(Msg::Built(Box::new(Built::Compact {
-                    parts,
-                    origin,
-                    result,
-                })));
+                Built::Compact { parts, origin, result }
             });
+            return;
+        }
+        for r in self.want_compact.drain(..) {
+            r(Ok(0));
+        }
+        if interim_due {
+            // an interim index of the mutable segment, so that it is not scanned exactly
+            let Some((input, epoch)) = read_lock(&shared).as_ref().map(Collection::begin_interim) else { return };
+            self.spawn_job("horosvec-index", Vec::new(), move |_, params, cancel| {
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| input.build_index(params, cancel).map(Box::new)))
+                    .unwrap_or_else(|_| Err(Error::Internal("the interim index build panicked".into())));
+                Built::Interim { result, epoch }
+            });
+        }
+    }
+
+    /// The generation of the next segment file.
+    fn take_generation(&mut self) -> u64 {
+        let g = self.next_gen;
+        self.next_gen += 1;
+        g
+    }
+
+    /// Runs `work` (a seal, compaction or interim-index build) on a thread of its own and sends
+    /// its result back to the committer; `waiters` are answered when it is installed. If the
+    /// thread cannot start, the swap is abandoned and the waiters get `HV_IO`.
+    fn spawn_job(&mut self, name: &str, waiters: Vec<Reply>, work: impl FnOnce(&Path, IndexParams, &AtomicBool) -> Built + Send + 'static) {
+        let Some(dir) = self.dir.clone() else { return };
+        let (tx, cancel, params) = (self.tx.clone(), self.cancel.clone(), self.cfg.index);
+        self.waiters = waiters;
+        self.busy = true;
+        let spawned = std::thread::Builder::new().name(name.into()).spawn(move || {
+            let built = work(&dir, params, &cancel);
+            let _ = tx.send(Msg::Built(Box::new(built)));
+        });
         if spawned.is_err() {
             self.busy = false;
             if let Some(c) = write_lock(&self.shared).as_mut() {
                 c.abort_swap();
             }
             for r in self.waiters.drain(..) {
-                r(Err(Error::Io("cannot start the compaction thread".into())));
+                r(Err(Error::Io(format!("cannot start the {name} thread"))));
             }
         }
     }

@@ -61,6 +61,19 @@ fn put(
     wait(|r| d.submit(req, r))
 }
 
+/// Writes records `ids` with seeded random vectors (recording them in `truth` if given) and
+/// returns the vectors.
+fn put_random(d: &DurableCollection, kind: WriteKind, ids: &[u64], rng: &mut ChaCha8Rng, truth: Option<&mut Truth>) -> Vec<Vec<f32>> {
+    let vs: Vec<Vec<f32>> = ids.iter().map(|_| vec_of(rng)).collect();
+    put(d, kind, ids, &vs).unwrap();
+    if let Some(t) = truth {
+        t.extend(ids.iter().copied().zip(vs.iter().cloned()));
+    }
+    vs
+}
+
+type Truth = std::collections::BTreeMap<u64, Vec<f32>>;
+
 fn del(d: &DurableCollection, ids: &[u64]) -> usize {
     let req = WriteRequest::Delete {
         ids: ids.iter().map(|&i| VectorId::Int(i)).collect(),
@@ -107,19 +120,11 @@ fn seal_upsert_delete_compact_reopen_match_brute_force() {
     // three sealed segments of 600 and a mutable tail
     for s in 0..3u64 {
         let ids: Vec<u64> = (s * 600..(s + 1) * 600).collect();
-        let vs: Vec<Vec<f32>> = ids.iter().map(|_| vec_of(&mut rng)).collect();
-        put(&d, WriteKind::Add, &ids, &vs).unwrap();
-        for (i, v) in ids.iter().zip(vs) {
-            truth.insert(*i, v);
-        }
+        put_random(&d, WriteKind::Add, &ids, &mut rng, Some(&mut truth));
         assert_eq!(wait(|r| d.seal(r)).unwrap(), 600);
     }
     let tail: Vec<u64> = (1800..1900).collect();
-    let vs: Vec<Vec<f32>> = tail.iter().map(|_| vec_of(&mut rng)).collect();
-    put(&d, WriteKind::Add, &tail, &vs).unwrap();
-    for (i, v) in tail.iter().zip(vs) {
-        truth.insert(*i, v);
-    }
+    put_random(&d, WriteKind::Add, &tail, &mut rng, Some(&mut truth));
     let s = stats(&d);
     assert_eq!(
         (s.size, s.sealed_segments, s.mutable_records),
@@ -240,8 +245,7 @@ fn automatic_seal_and_compaction_keep_every_record() {
     let d = open_with(&dir, Metric::Cosine, c).unwrap();
     for b in 0..10u64 {
         let ids: Vec<u64> = (b * 100..(b + 1) * 100).collect();
-        let vs: Vec<Vec<f32>> = ids.iter().map(|_| vec_of(&mut rng)).collect();
-        put(&d, WriteKind::Add, &ids, &vs).unwrap();
+        put_random(&d, WriteKind::Add, &ids, &mut rng, None);
     }
     // let the background work settle: a seal request waits for the running job first
     wait(|r| d.seal(r)).unwrap();
@@ -268,8 +272,7 @@ fn sealed_fixture(name: &str) -> (PathBuf, PathBuf) {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let d = open_with(&dir, Metric::L2, cfg(1_000_000)).unwrap();
     let ids: Vec<u64> = (0..300).collect();
-    let vs: Vec<Vec<f32>> = ids.iter().map(|_| vec_of(&mut rng)).collect();
-    put(&d, WriteKind::Add, &ids, &vs).unwrap();
+    put_random(&d, WriteKind::Add, &ids, &mut rng, None);
     wait(|r| d.seal(r)).unwrap();
     d.close();
     let f = dir.join(segment_file_name(1));
@@ -394,31 +397,19 @@ fn the_mutable_segment_gets_an_interim_index_with_an_exact_tail() {
     let mut truth = std::collections::BTreeMap::new();
     let d = open_with(&dir, Metric::L2, cfg(1_000_000)).unwrap();
     let ids: Vec<u64> = (0..3000).collect();
-    let vs: Vec<Vec<f32>> = ids.iter().map(|_| vec_of(&mut rng)).collect();
-    put(&d, WriteKind::Add, &ids, &vs).unwrap();
-    for (i, v) in ids.iter().zip(vs) {
-        truth.insert(*i, v);
-    }
+    put_random(&d, WriteKind::Add, &ids, &mut rng, Some(&mut truth));
     // the background build starts after the write group
     assert!(wait_indexed(&d, 3000) >= 3000, "interim index not built");
     // a tail (below the rebuild threshold), deletes of indexed and tail rows, upserts
     let tail: Vec<u64> = (3000..3300).collect();
-    let vs: Vec<Vec<f32>> = tail.iter().map(|_| vec_of(&mut rng)).collect();
-    put(&d, WriteKind::Add, &tail, &vs).unwrap();
-    for (i, v) in tail.iter().zip(vs) {
-        truth.insert(*i, v);
-    }
+    put_random(&d, WriteKind::Add, &tail, &mut rng, Some(&mut truth));
     let gone: Vec<u64> = (0..3300).filter(|i| i % 11 == 3).collect();
     del(&d, &gone);
     for g in &gone {
         truth.remove(g);
     }
     let up: Vec<u64> = vec![1, 2, 3001];
-    let vs: Vec<Vec<f32>> = up.iter().map(|_| vec_of(&mut rng)).collect();
-    put(&d, WriteKind::Upsert, &up, &vs).unwrap();
-    for (i, v) in up.iter().zip(vs) {
-        truth.insert(*i, v);
-    }
+    put_random(&d, WriteKind::Upsert, &up, &mut rng, Some(&mut truth));
     let s = stats(&d);
     assert_eq!(s.size, truth.len());
     // covered and live: the first 3000 rows minus those deleted and the two upserted (their new
@@ -457,8 +448,7 @@ fn sealing_gives_the_moved_records_pages_back() {
     let mut rng = ChaCha8Rng::seed_from_u64(9);
     let d = open_with(&dir, Metric::L2, cfg(1_000_000)).unwrap();
     let ids: Vec<u64> = (0..4000).collect();
-    let vs: Vec<Vec<f32>> = ids.iter().map(|_| vec_of(&mut rng)).collect();
-    put(&d, WriteKind::Add, &ids, &vs).unwrap();
+    put_random(&d, WriteKind::Add, &ids, &mut rng, None);
     let db = dir.join(horosvec_core::store::DB_FILE);
     let wal = dir.join(format!("{}-wal", horosvec_core::store::DB_FILE));
     let size = || std::fs::metadata(&db).map_or(0, |m| m.len()) + std::fs::metadata(&wal).map_or(0, |m| m.len());
@@ -478,8 +468,7 @@ fn a_mutable_segment_of_mostly_tombstones_is_compacted_and_reindexed() {
     let mut rng = ChaCha8Rng::seed_from_u64(6);
     let d = open_with(&dir, Metric::L2, cfg(1_000_000)).unwrap();
     let ids: Vec<u64> = (0..5000).collect();
-    let vs: Vec<Vec<f32>> = ids.iter().map(|_| vec_of(&mut rng)).collect();
-    put(&d, WriteKind::Add, &ids, &vs).unwrap();
+    let vs = put_random(&d, WriteKind::Add, &ids, &mut rng, None);
     assert_eq!(wait_indexed(&d, 5000), 5000);
     del(&d, &(0..2500).collect::<Vec<u64>>());
     // the next committer round drops the dead rows and rebuilds the interim index over the rest

@@ -935,40 +935,32 @@ impl Collection {
             prepared.extend_from_slice(&q);
         }
         let k = opts.k.min(self.len().max(1));
+        let nq = queries.len() / self.dim;
+        let rows = |j: usize| j * self.dim..(j + 1) * self.dim;
         if !self.sealed.is_empty() || self.has_tail() {
-            let nq = queries.len() / self.dim;
-            let one = |j: usize| {
-                let r = j * self.dim..(j + 1) * self.dim;
-                self.search_all(&queries[r.clone()], &prepared[r], k, opts).and_then(|h| self.hits_all(h, opts))
-            };
-            #[cfg(feature = "parallel")]
-            let res: Result<Vec<Vec<SearchHit>>> = {
-                use rayon::prelude::*;
-                (0..nq).into_par_iter().map(one).collect()
-            };
-            #[cfg(not(feature = "parallel"))]
-            let res: Result<Vec<Vec<SearchHit>>> = (0..nq).map(one).collect();
-            return res;
+            return per_query(nq, |j| {
+                self.search_all(&queries[rows(j)], &prepared[rows(j)], k, opts).and_then(|h| self.hits_all(h, opts))
+            });
         }
         let view = self.view();
         let all = match self.index_for(opts) {
-            Some((ix, a)) => {
-                let one = |j: usize| {
-                    let r = j * self.dim..(j + 1) * self.dim;
-                    ix.search(&view, &queries[r.clone()], &prepared[r], k, a)
-                };
-                let nq = queries.len() / self.dim;
-                #[cfg(feature = "parallel")]
-                let res: Result<Vec<Vec<Hit>>> = {
-                    use rayon::prelude::*;
-                    (0..nq).into_par_iter().map(one).collect()
-                };
-                #[cfg(not(feature = "parallel"))]
-                let res: Result<Vec<Vec<Hit>>> = (0..nq).map(one).collect();
-                res?
-            }
+            Some((ix, a)) => per_query(nq, |j| ix.search(&view, &queries[rows(j)], &prepared[rows(j)], k, a))?,
             None => flat::search_batch(&view, &prepared, k),
         };
         Ok(all.into_iter().map(|h| self.hits(h, opts)).collect())
+    }
+}
+
+/// `one(j)` for every query `0..nq`, in order: in parallel on the rayon pool natively, one after
+/// another without the `parallel` feature.
+fn per_query<T: Send>(nq: usize, one: impl Fn(usize) -> Result<T> + Sync + Send) -> Result<Vec<T>> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        (0..nq).into_par_iter().map(one).collect()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        (0..nq).map(one).collect()
     }
 }
