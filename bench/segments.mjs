@@ -7,14 +7,15 @@
 //                  load), then measures, each in a fresh process, the time of Collection.open and
 //                  of the first search after it (--opens times). Page cache: warm (the files were
 //                  just written) unless dropping caches works (`cold` in the record).
-//   --phase mixed  minilm384 (100k): 90k sealed + 10k in the mutable segment, against the same
-//                  100k records fully sealed (one compacted segment); the mutable segment is
-//                  measured once its interim index is built. Search QPS (sequential
+//   --phase mixed  --n records (default 100,000: minilm384 itself; more repeat it with seeded
+//                  noise as above): n − 10k sealed + 10k (--mutable) in the mutable segment,
+//                  against the same n records fully sealed (one compacted segment); the mutable
+//                  segment is measured once its interim index is built. Search QPS (sequential
 //                  searchSync, ≥ 3 s window) and recall@10 against an exact search, k = 10, for
 //                  ef 24…128; the mixed layout's QPS is also interpolated at the fully sealed
 //                  layout's recall at ef 64 (equal recall).
 //
-// Usage: node bench/segments.mjs --phase open|mixed [--dir PATH] [--n 1000000] [--seal 100000]
+// Usage: node bench/segments.mjs --phase open|mixed [--dir PATH] [--n N] [--seal 100000] [--mutable 10000]
 //          [--opens 5] [--skip-load (open: measure what --dir holds)] [--keep]
 import { mkdtempSync, rmSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
@@ -29,7 +30,8 @@ const { values } = parseArgs({
   options: {
     phase: { type: 'string', default: 'open' },
     dir: { type: 'string' },
-    n: { type: 'string', default: '1000000' },
+    n: { type: 'string' },
+    mutable: { type: 'string', default: '10000' },
     seal: { type: 'string', default: '100000' },
     opens: { type: 'string', default: '5' },
     keep: { type: 'boolean', default: false },
@@ -93,8 +95,19 @@ if (values.phase === 'measure-open') {
 const { base, queries } = loadDataset('minilm384');
 const dim = base.dim;
 
+/** Rows `at..at + m` of the minilm384 base repeated: copy r ≥ 1 of a row adds noise (σ = 0.02 per component, drawn from `rnd` in row order). */
+function rowsAt(at, m, rnd) {
+  const v = new Float32Array(m * dim);
+  for (let i = 0; i < m; i++) {
+    const src = (at + i) % base.n;
+    const rep = Math.floor((at + i) / base.n);
+    for (let j = 0; j < dim; j++) v[i * dim + j] = base.data[src * dim + j] + (rep === 0 ? 0 : 0.02 * rnd());
+  }
+  return v;
+}
+
 if (values.phase === 'open') {
-  const n = Number(values.n);
+  const n = Number(values.n ?? 1_000_000);
   const dir = values.dir ?? mkdtempSync(join(tmpdir(), 'horosvec-open-'));
   const col = await hv.Collection.open(dir, { dim, metric: 'cosine', durability: 'off', maxMutableRecords: Number(values.seal), maxSealedSegments: 1000 });
   const batch = 10_000;
@@ -103,12 +116,7 @@ if (values.phase === 'open') {
   // --skip-load: measure a collection a previous run left in --dir
   for (let at = values['skip-load'] ? n : col.size; at < n; at += batch) {
     const m = Math.min(batch, n - at);
-    const v = new Float32Array(m * dim);
-    for (let i = 0; i < m; i++) {
-      const src = (at + i) % base.n;
-      const rep = Math.floor((at + i) / base.n);
-      for (let j = 0; j < dim; j++) v[i * dim + j] = base.data[src * dim + j] + (rep === 0 ? 0 : 0.02 * rnd());
-    }
+    const v = rowsAt(at, m, rnd);
     await col.add(Array.from({ length: m }, (_, i) => at + i), v);
     if ((at / batch) % 10 === 0) process.stderr.write(`loaded ${at + m} / ${n} (${((performance.now() - t0) / 1000).toFixed(0)} s, ${col.stats().sealedSegments} sealed)\n`);
   }
@@ -168,14 +176,19 @@ if (values.phase === 'open') {
   if (values.dir === undefined && !values.keep) rmSync(dir, { recursive: true, force: true });
 } else if (values.phase === 'mixed') {
   const dir = values.dir ?? mkdtempSync(join(tmpdir(), 'horosvec-mixed-'));
-  const n = Math.min(base.n, 100_000);
-  const sealedN = n - 10_000;
+  const n = Number(values.n ?? base.n);
+  const mutableN = Number(values.mutable);
+  const sealedN = n - mutableN;
   const nq = Math.min(queries.n, 1_000);
   const col = await hv.Collection.open(dir, { dim, metric: 'cosine', durability: 'off', maxMutableRecords: 10_000_000 });
   const ids = (a, b) => Array.from({ length: b - a }, (_, i) => a + i);
-  await col.add(ids(0, sealedN), base.data.subarray(0, sealedN * dim));
+  const rnd = noise(12345);
+  for (let at = 0; at < sealedN; at += 50_000) {
+    const m = Math.min(50_000, sealedN - at);
+    await col.add(ids(at, at + m), rowsAt(at, m, rnd));
+  }
   await col.seal();
-  await col.add(ids(sealedN, n), base.data.subarray(sealedN * dim, n * dim));
+  await col.add(ids(sealedN, n), rowsAt(sealedN, mutableN, rnd));
   // the mutable segment's interim index is built in the background after the write
   const t0 = performance.now();
   while (col.stats().mutableIndexed < col.stats().mutableRecords && performance.now() - t0 < 120_000) await new Promise((r) => setTimeout(r, 100));
@@ -218,17 +231,19 @@ if (values.phase === 'open') {
     }
     return null; // outside the measured range
   };
-  const mixed = measure('90k sealed + 10k mutable');
+  const k = (x) => `${Math.round(x / 1000)}k`;
+  const mixed = measure(`${k(sealedN)} sealed + ${k(mutableN)} mutable`);
   await col.seal();
   await col.compact();
-  const sealed = measure('100k sealed (one segment)');
+  const sealed = measure(`${k(n)} sealed (one segment)`);
   await col.close();
   const target = sealed.recall_mean; // the fully sealed layout's recall at ef 64
   const mixedAt = qpsAt(mixed.curve, target);
   emit({
     bench: 'segments-mixed',
-    dataset: 'minilm384',
+    dataset: n > base.n ? `minilm384 repeated with noise to ${n}` : 'minilm384',
     n,
+    mutable_records: mutableN,
     dim,
     metric: 'cosine',
     k: 10,
