@@ -1,0 +1,320 @@
+// The engines of the benchmark matrix behind one interface. Each entry:
+//
+//   name, backend        the record's `engine` and `backend`
+//   modes                the code paths it can be measured in (the record's `mode`)
+//   load()               → { version, kernel } or throws (then every record of it is `skipped`)
+//   unsupported(metric, mode) → a reason string, or null
+//   build(data, metric, mode, params, ctx) → a handle:
+//     search(q, k, ef)   → ids (number[]), or a Promise of them (orama)
+//     searchAsync        (optional) the Promise form concurrent clients call, when `async`
+//     async              true when concurrent clients can share the handle in one process
+//     threads, kernel, bytesPerVector, params (the parameters actually used)
+//     save(dir)          → a file a worker thread opens with open({ file, metric, mode, dim, params, ef })
+//     close()
+//   efs                  whether `ef` means anything (exact engines: no)
+//
+// Vectors come in as `n × dim` row-major Float32Array; ids are the row numbers.
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cpus } from 'node:os';
+import { statSync, readdirSync, writeFileSync, readFileSync, existsSync, mkdirSync } from 'node:fs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const pkgVersion = (name) => JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
+const ids = (n, at = 0) => Array.from({ length: n }, (_, i) => at + i);
+const fileSize = (p) => statSync(p).size;
+const dirSize = (d) => readdirSync(d).reduce((s, f) => s + statSync(join(d, f)).size, 0);
+
+// ---- horosvec (native and wasm) ----------------------------------------------------------------
+
+const VAMANA = { R: 32, L: 64, alpha: 1.1, passes: 1, seed: 42 };
+
+function horosvec(backend) {
+  let hv = null;
+  return {
+    name: 'horosvec',
+    backend,
+    modes: backend === 'native' ? ['exact', 'vamana-rabitq1', 'vamana-rabitq4', 'segmented-vamana-rabitq1'] : ['exact', 'vamana-rabitq1'],
+    async load() {
+      hv = backend === 'native' ? await import('horosvec') : await import('horosvec/wasm');
+      return { version: hv.version, kernel: hv.kernel };
+    },
+    unsupported: () => null,
+    openMethod: 'Collection.fromBytes: reads and decodes the whole snapshot',
+    efs: (mode) => mode !== 'exact',
+    async build(data, metric, mode, params, ctx) {
+      // vamana-exact: the graph walked with exact distances (l1, which RaBitQ does not serve)
+      const p = mode === 'exact' ? {} : { ...VAMANA, ...(mode === 'vamana-exact' ? {} : { bits: mode.endsWith('rabitq4') ? 4 : 1 }), ...params };
+      const t0 = performance.now();
+      let col;
+      if (mode === 'segmented-vamana-rabitq1') {
+        col = await hv.Collection.open(ctx.dir, { dim: data.dim, metric, maxMutableRecords: 10_000_000, durability: 'normal' });
+        for (let at = 0; at < data.n; at += 50_000) {
+          const m = Math.min(50_000, data.n - at);
+          await col.add(ids(m, at), data.base.subarray(at * data.dim, (at + m) * data.dim));
+        }
+        await col.seal();
+      } else {
+        col = hv.Collection.create({ dim: data.dim, metric });
+        await col.add(ids(data.n), data.base);
+        if (mode !== 'exact') await col.buildIndex({ R: p.R, L: p.L, alpha: p.alpha, passes: p.passes, bits: p.bits, seed: p.seed });
+      }
+      const build_s = (performance.now() - t0) / 1000;
+      const s = col.stats();
+      const expect = mode === 'exact' ? 'exact' : mode.replace('segmented-', '');
+      if (!s.mode.endsWith(expect)) throw new Error(`asked for mode ${mode}, the collection reports ${s.mode}`);
+      const exact = mode === 'exact';
+      const native = backend === 'native';
+      return {
+        build_s,
+        params: p,
+        threads: s.threads,
+        kernel: s.kernel,
+        mode: s.mode,
+        bytesPerVector: mode === 'segmented-vamana-rabitq1' ? dirSize(ctx.dir) / data.n : s.vectorBytes / data.n + s.indexBytesPerVector,
+        // one client: searchSync, on the caller's thread like the competitors' calls; concurrent
+        // clients (native): the Promise search, which runs on worker threads
+        async: native,
+        api: native ? 'searchSync; clients: search (Promise)' : 'searchSync',
+        search: (q, k, ef) => col.searchSync(q, exact ? { k, exact: true } : { k, ef }).map((x) => x.id),
+        searchAsync: native ? (q, k, ef) => col.search(q, exact ? { k, exact: true } : { k, ef }).then((h) => h.map((x) => x.id)) : undefined,
+        async save(dir) {
+          const f = join(dir, 'horosvec.snapshot');
+          writeFileSync(f, await col.toBytes());
+          return f;
+        },
+        close: () => col.close(),
+      };
+    },
+    async open({ file }) {
+      const col = await hv.Collection.fromBytes(new Uint8Array(readFileSync(file)));
+      const exact = col.stats().mode === 'exact';
+      return { async: false, search: (q, k, ef) => col.searchSync(q, exact ? { k, exact: true } : { k, ef }).map((x) => x.id), close: () => col.close() };
+    },
+  };
+}
+
+// ---- hnswlib-node --------------------------------------------------------------------------------
+
+const HNSW_SPACE = { l2: 'l2', cosine: 'cosine', ip: 'ip' };
+
+const hnswlib = {
+  name: 'hnswlib',
+  backend: 'native',
+  modes: ['hnsw'],
+  lib: null,
+  async load() {
+    this.lib = (await import('hnswlib-node')).default;
+    return { version: pkgVersion('hnswlib-node'), kernel: 'hnswlib-simd (node-gyp default flags: SSE)' };
+  },
+  unsupported: (metric) => (HNSW_SPACE[metric] ? null : `hnswlib has no ${metric} space`),
+  openMethod: 'readIndexSync: reads the whole index file',
+  api: 'searchKnn (sync)',
+  efs: () => true,
+  async build(data, metric, _mode, params, ctx) {
+    const p = { M: 16, efConstruction: 200, seed: 42, ...params };
+    const t0 = performance.now();
+    const index = new this.lib.HierarchicalNSW(HNSW_SPACE[metric], data.dim);
+    index.initIndex(data.n, p.M, p.efConstruction, p.seed);
+    for (let i = 0; i < data.n; i++) index.addPoint(Array.from(data.base.subarray(i * data.dim, (i + 1) * data.dim)), i);
+    const build_s = (performance.now() - t0) / 1000;
+    const h = hnswHandle(index, { build_s, params: p, threads: 1 });
+    h.file = h.save(ctx.dir);
+    return h;
+  },
+  async open({ file, metric, dim }) {
+    const index = new this.lib.HierarchicalNSW(HNSW_SPACE[metric], dim);
+    index.readIndexSync(file);
+    return hnswHandle(index, {});
+  },
+};
+
+function hnswHandle(index, extra) {
+  let curEf = -1;
+  return {
+    ...extra,
+    async: false,
+    search(q, k, ef) {
+      if (ef !== curEf) index.setEf((curEf = ef));
+      return index.searchKnn(Array.isArray(q) ? q : Array.from(q), k).neighbors;
+    },
+    save(dir) {
+      if (this.file) return this.file;
+      const f = join(dir, 'hnswlib.bin');
+      index.writeIndexSync(f);
+      // the saved index: rows, level-0 links, labels and upper levels (hnswlib's own layout)
+      this.bytesPerVector = fileSize(f) / index.getCurrentCount();
+      return f;
+    },
+    close() {},
+  };
+}
+
+// ---- usearch -------------------------------------------------------------------------------------
+
+const USEARCH_METRIC = { l2: 'l2sq', cosine: 'cos', ip: 'ip' };
+
+const usearch = {
+  name: 'usearch',
+  backend: 'native',
+  modes: ['hnsw'],
+  lib: null,
+  async load() {
+    this.lib = (await import('usearch')).default;
+    return { version: pkgVersion('usearch'), kernel: 'usearch prebuilt (SimSIMD/NumKong dispatch)' };
+  },
+  unsupported: (metric) => (USEARCH_METRIC[metric] ? null : `usearch's JS binding has no ${metric} metric`),
+  openMethod: 'Index.load: reads the whole index file',
+  api: 'Index.search (sync, 1 thread)',
+  efs: () => true,
+  async build(data, metric, _mode, params, ctx) {
+    const p = { connectivity: 16, expansion_add: 128, ...params };
+    // the build's threads: RAYON_NUM_THREADS when set (as for horosvec), else usearch's default (all cores)
+    const threads = Number(process.env.RAYON_NUM_THREADS ?? 0) || 0;
+    const t0 = performance.now();
+    const index = new this.lib.Index({ dimensions: data.dim, metric: USEARCH_METRIC[metric], quantization: 'f32', connectivity: p.connectivity, expansion_add: p.expansion_add, expansion_search: 64 });
+    const keys = new BigUint64Array(data.n);
+    for (let i = 0; i < data.n; i++) keys[i] = BigInt(i);
+    index.add(keys, data.base, threads);
+    const build_s = (performance.now() - t0) / 1000;
+    // expansion_search is fixed when an index is made: one index per ef, loaded from the saved file
+    const file = join(ctx.dir, 'usearch.bin');
+    index.save(file);
+    const self = this;
+    const byEf = new Map();
+    const at = (ef) => {
+      let ix = byEf.get(ef);
+      if (ix === undefined) {
+        ix = new self.lib.Index({ dimensions: data.dim, metric: USEARCH_METRIC[metric], quantization: 'f32', connectivity: p.connectivity, expansion_add: p.expansion_add, expansion_search: ef });
+        ix.load(file);
+        byEf.clear();
+        byEf.set(ef, ix);
+      }
+      return ix;
+    };
+    return {
+      build_s,
+      params: p,
+      threads: threads || cpus().length,
+      bytesPerVector: fileSize(file) / data.n,
+      async: false,
+      search: (q, k, ef) => Array.from(at(ef).search(q, k, 1).keys, Number),
+      save: () => file,
+      close() {},
+    };
+  },
+  async open({ file, metric, dim, params, ef }) {
+    const ix = new this.lib.Index({ dimensions: dim, metric: USEARCH_METRIC[metric], quantization: 'f32', connectivity: params.connectivity, expansion_add: params.expansion_add, expansion_search: ef });
+    ix.load(file);
+    return { async: false, search: (q, k) => Array.from(ix.search(q, k, 1).keys, Number), close() {} };
+  },
+};
+
+// ---- sqlite-vec (better-sqlite3): the exact-scan recall control and the durable competitor -------
+
+const VEC0_METRIC = { l2: 'l2', cosine: 'cosine', l1: 'l1' };
+
+const sqliteVec = {
+  name: 'sqlite-vec',
+  backend: 'native',
+  modes: ['vec0-scan'],
+  lib: null,
+  async load() {
+    const Database = (await import('better-sqlite3')).default;
+    const vec = await import('sqlite-vec');
+    this.lib = { Database, vec };
+    const db = new Database(':memory:');
+    vec.load(db);
+    const v = db.prepare('select vec_version() v, sqlite_version() s').get();
+    db.close();
+    return { version: `sqlite-vec ${pkgVersion('sqlite-vec')} (${v.v}), better-sqlite3 ${pkgVersion('better-sqlite3')}, SQLite ${v.s}`, kernel: 'sqlite-vec scalar/auto-vectorised C' };
+  },
+  unsupported: (metric) => (VEC0_METRIC[metric] ? null : `vec0 has no ${metric} distance (l2, cosine, l1)`),
+  openMethod: 'opens the SQLite database (rows read by the first scan)',
+  api: 'prepared statement (sync)',
+  efs: () => false,
+  /** A database at `file` with table v (rowid, embedding); `sync` the PRAGMA synchronous level. */
+  openDb(file, dim, metric, sync = 'NORMAL') {
+    const db = new this.lib.Database(file);
+    this.lib.vec.load(db);
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${sync}`);
+    db.exec(`create virtual table if not exists v using vec0(embedding float[${dim}] distance_metric=${VEC0_METRIC[metric]})`);
+    return db;
+  },
+  async build(data, metric, _mode, _params, ctx) {
+    const file = join(ctx.dir, 'sqlite-vec.db');
+    const t0 = performance.now();
+    const db = this.openDb(file, data.dim, metric);
+    const ins = db.prepare('insert into v(rowid, embedding) values (?, ?)');
+    const tx = db.transaction((a, b) => {
+      for (let i = a; i < b; i++) ins.run(BigInt(i), data.base.subarray(i * data.dim, (i + 1) * data.dim));
+    });
+    for (let at = 0; at < data.n; at += 10_000) tx(at, Math.min(data.n, at + 10_000));
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    const build_s = (performance.now() - t0) / 1000;
+    return { build_s, params: {}, threads: 1, bytesPerVector: fileSize(file) / data.n, ...this.handle(db), save: () => file };
+  },
+  handle(db) {
+    const q = db.prepare('select rowid from v where embedding match ? and k = ? order by distance');
+    return { async: false, search: (v, k) => q.all(v, k).map((r) => Number(r.rowid)), close: () => db.close() };
+  },
+  async open({ file }) {
+    const db = new this.lib.Database(file, { readonly: true });
+    this.lib.vec.load(db);
+    return this.handle(db);
+  },
+};
+
+// ---- @orama/orama: a pure-JS brute-force vector search ---------------------------------------------
+
+const orama = {
+  name: 'orama',
+  backend: 'js',
+  modes: ['brute-force'],
+  lib: null,
+  async load() {
+    this.lib = await import('@orama/orama');
+    return { version: pkgVersion('@orama/orama'), kernel: 'JavaScript (V8)' };
+  },
+  unsupported: (metric) => (metric === 'cosine' ? null : `orama's vector search is cosine similarity only`),
+  api: 'search (Promise, runs on the calling thread)',
+  efs: () => false,
+  async build(data) {
+    const { create, insertMultiple, search } = this.lib;
+    const t0 = performance.now();
+    const db = create({ schema: { row: 'number', e: `vector[${data.dim}]` } });
+    for (let at = 0; at < data.n; at += 5_000) {
+      const docs = [];
+      for (let i = at; i < Math.min(data.n, at + 5_000); i++) docs.push({ id: String(i), row: i, e: Array.from(data.base.subarray(i * data.dim, (i + 1) * data.dim)) });
+      await insertMultiple(db, docs, 5_000);
+    }
+    const build_s = (performance.now() - t0) / 1000;
+    return {
+      build_s,
+      params: {},
+      threads: 1,
+      bytesPerVector: null,
+      // async in name only: the scan runs on the caller's thread
+      async: true,
+      search: async (q, k) => (await search(db, { mode: 'vector', vector: { value: Array.from(q), property: 'e' }, similarity: -1, limit: k, includeVectors: false })).hits.map((h) => Number(h.id)),
+      save: null,
+      close() {},
+    };
+  },
+};
+
+export const ENGINES = {
+  horosvec: horosvec('native'),
+  'horosvec-wasm': horosvec('wasm'),
+  hnswlib,
+  usearch,
+  'sqlite-vec': sqliteVec,
+  orama,
+};
+
+/** `dir` made if missing. */
+export function ensureDir(dir) {
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+  return dir;
+}

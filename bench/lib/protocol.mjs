@@ -1,0 +1,161 @@
+// The benchmark protocol shared by every sweep (see bench/README.md): datasets and prefixes, ground
+// truth (the dataset's .ivecs or an exact float64 search by the harness, cached), recall@k, timing
+// windows on the monotonic clock, closed-loop clients, percentiles, and the provenance fields of
+// every record (revision, machine, storage medium).
+import { execSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, statSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readVecs } from '../../npm/cli/vecs.js';
+import { bruteForce, recallOf } from '../../npm/cli/groundtruth.js';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SHARED = join(ROOT, '..', 'shared', 'data');
+
+/** The datasets: the repository's shipped sample and the sets in ../shared/data (see its README). */
+export const DATASETS = {
+  sample: { dir: join(ROOT, 'data', 'sample'), base: 'base.f16vecs', queries: 'queries.fvecs', gt: 'groundtruth.ivecs', metric: 'cosine' },
+  minilm384: { dir: join(SHARED, 'minilm384'), base: 'base.fvecs', queries: 'query.fvecs', gt: 'groundtruth.ivecs', metric: 'cosine' },
+  glove50: { dir: join(SHARED, 'glove50'), base: 'base.fvecs', queries: 'query.fvecs', gt: 'groundtruth.ivecs', metric: 'cosine' },
+  sift128: { dir: join(SHARED, 'sift128'), base: 'base.fvecs', queries: 'query.fvecs', gt: 'groundtruth.ivecs', metric: 'l2' },
+};
+
+/** Whether dataset `name`'s files are present (the shared sets may be absent on a fresh machine). */
+export function datasetAvailable(name) {
+  const ds = DATASETS[name];
+  return ds !== undefined && existsSync(join(ds.dir, ds.base)) && existsSync(join(ds.dir, ds.queries));
+}
+
+/**
+ * Dataset `name`: the first `n` base rows (`n × dim`, row-major) and the first `nq` queries.
+ * `{ name, base, n, dim, queries, nq, metric }`.
+ */
+export function loadDataset(name, { n, nq } = {}) {
+  const ds = DATASETS[name];
+  if (ds === undefined) throw new Error(`unknown dataset ${name} (one of ${Object.keys(DATASETS).join(', ')})`);
+  const b = readVecs(join(ds.dir, ds.base));
+  const q = readVecs(join(ds.dir, ds.queries));
+  const nn = Math.min(n ?? b.n, b.n);
+  const nqq = Math.min(nq ?? q.n, q.n);
+  return { name, base: b.data.subarray(0, nn * b.dim), n: nn, fullN: b.n, dim: b.dim, queries: q.data.subarray(0, nqq * q.dim), nq: nqq, metric: ds.metric };
+}
+
+/**
+ * Exact top-`k` ids (`nq × k`, Int32Array) of the dataset's queries under `metric`: the dataset's
+ * ground truth file when it applies (whole base, its own metric, k ≤ its width), otherwise a
+ * float64 brute force (npm/cli/groundtruth.js) cached in target/bench-cache/.
+ */
+export function groundTruth(data, metric, k) {
+  const ds = DATASETS[data.name];
+  if (ds.gt && data.n === data.fullN && metric === ds.metric) {
+    const g = readVecs(join(ds.dir, ds.gt));
+    if (g.dim >= k && g.n >= data.nq) {
+      const ids = new Int32Array(data.nq * k);
+      for (let q = 0; q < data.nq; q++) for (let j = 0; j < k; j++) ids[q * k + j] = g.data[q * g.dim + j];
+      return { ids, width: k, source: `file ${ds.gt}` };
+    }
+  }
+  const cacheDir = join(ROOT, 'target', 'bench-cache');
+  const file = join(cacheDir, `gt-${data.name}-n${data.n}-nq${data.nq}-k${k}-${metric}.i32`);
+  if (existsSync(file) && statSync(file).size === data.nq * k * 4) {
+    const buf = readFileSync(file);
+    return { ids: new Int32Array(buf.buffer, buf.byteOffset, data.nq * k), width: k, source: 'harness (cached)' };
+  }
+  const gt = bruteForce(data.base, data.n, data.dim, data.queries, data.nq, k, metric, null);
+  mkdirSync(cacheDir, { recursive: true });
+  writeFileSync(file, Buffer.from(gt.ids.buffer, gt.ids.byteOffset, gt.ids.byteLength));
+  return { ids: gt.ids, width: k, source: 'harness' };
+}
+
+/** `{ mean, min }` recall@k of result id lists (one array per query; missing ids as −1) against `gt`. */
+export function recall(results, gt, k, n) {
+  const ids = new Int32Array(results.length * k).fill(-1);
+  results.forEach((r, q) => {
+    for (let j = 0; j < Math.min(k, r.length); j++) ids[q * k + j] = r[j];
+  });
+  const r = recallOf(ids, new Float64Array(ids.length), results.length, k, { ...gt, dists: null }, n);
+  return { mean: Number(r.mean.toFixed(4)), min: Number(r.min.toFixed(4)) };
+}
+
+/** Value at fraction `p` of an ascending array (nearest rank). */
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+}
+
+const round = (x, d = 4) => (x === null || x === undefined ? null : Number(x.toFixed(d)));
+
+/**
+ * Closed-loop timing of `one(i)` (sync or async; `i` the query index, cycling over `nq`) with
+ * `clients` concurrent clients, after `warmup` untimed calls, for at least `seconds`. Latency per
+ * call in ms. `{ qps, p50_ms, p99_ms, calls, seconds }`.
+ */
+export async function timeLoop(one, { nq, clients = 1, seconds = 3, warmup = 50 }) {
+  for (let i = 0; i < warmup; i++) await one(i % nq);
+  const lat = [];
+  let next = 0;
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  const client = async () => {
+    while (performance.now() < end) {
+      const i = next++ % nq;
+      const s = performance.now();
+      await one(i);
+      lat.push(performance.now() - s);
+    }
+  };
+  await Promise.all(Array.from({ length: clients }, client));
+  const el = (performance.now() - t0) / 1000;
+  lat.sort((a, b) => a - b);
+  return { qps: round(lat.length / el, 2), p50_ms: round(percentile(lat, 0.5)), p99_ms: round(percentile(lat, 0.99)), calls: lat.length, seconds: round(el, 3) };
+}
+
+/** The storage medium of `path`: `tmpfs`, `ssd` or `rotational` (from /sys/block), with detail. */
+export function storageOf(path) {
+  try {
+    const [src, fstype] = execSync(`df --output=source,fstype ${JSON.stringify(path)} | tail -1`, { encoding: 'utf8' }).trim().split(/\s+/);
+    if (fstype === 'tmpfs' || fstype === 'ramfs') return { storage: 'tmpfs', storage_detail: `${fstype}` };
+    const dev = src.replace('/dev/', '').replace(/p?\d+$/, '');
+    let rot = null;
+    try {
+      rot = readFileSync(`/sys/block/${dev}/queue/rotational`, 'utf8').trim();
+    } catch {
+      rot = null;
+    }
+    const storage = rot === '1' ? 'rotational' : rot === '0' ? 'ssd' : 'unknown';
+    return { storage, storage_detail: `${fstype} on ${src}${rot === '1' ? ' (the device reports itself rotational)' : ''}` };
+  } catch {
+    return { storage: 'unknown', storage_detail: 'df failed' };
+  }
+}
+
+let provenance = null;
+
+/** Fields every record carries: revision, date, machine, Node, the command. */
+export function common() {
+  if (provenance === null) {
+    const git = (cmd) => {
+      try {
+        return execSync(cmd, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+      } catch {
+        return null;
+      }
+    };
+    const dirty = git('git status --porcelain -- core bindings-node bindings-wasm npm bench');
+    provenance = {
+      git_rev: git('git rev-parse --short HEAD'),
+      git_dirty: dirty === null ? null : dirty.length > 0,
+      machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, mem_gb: Math.round(totalmem() / 2 ** 30) },
+      node: process.version,
+      command: process.env.HV_BENCH_COMMAND ?? `node ${process.argv.slice(1).join(' ')}`,
+    };
+  }
+  return { ...provenance, date: new Date().toISOString() };
+}
+
+/** Resident set of this process in MB, after a GC when exposed. */
+export function rssMb() {
+  globalThis.gc?.();
+  return round(process.memoryUsage().rss / 2 ** 20, 1);
+}

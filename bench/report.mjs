@@ -1,0 +1,1080 @@
+#!/usr/bin/env node
+// bench/report.mjs: turns the benchmark matrix's JSONL records (bench/README.md defines them) into
+// BENCHMARKS.md and SVG plots. Every number in the output is computed from the records; the same
+// records always give byte-identical files (everything is sorted, nothing depends on the clock).
+//
+// Usage: node bench/report.mjs [--in bench-results/matrix] [--out BENCHMARKS.md] [--plots bench-results/plots]
+//        (or `npm run bench:report`; paths are relative to the repository root)
+//
+// Reads every *.jsonl in --in (blank lines skipped; a malformed line stops the report with its file
+// and line number, exit 1), writes --out, and writes the plots into --plots (vega-lite compiled to
+// vega, rendered headless to SVG), linked from --out by relative paths.
+//
+// Conventions used throughout:
+// - A "series" is one engine / backend / mode / parameter set (the search sweep leaves `ef` out of
+//   it: the ef values are the points of the series).
+// - Ratios are horosvec speed / competitor speed (QPS, ops/s, or the inverse of build time):
+//   above 1 horosvec is faster, below 1 it is slower ("Where horosvec loses" lists the latter).
+// - ANN modes are compared with the competitors' ANN modes and exact modes (`EXACT_MODES`) with
+//   their exact modes.
+import { readFileSync, readdirSync, writeFileSync, mkdirSync, statSync } from 'node:fs';
+import { join, dirname, resolve, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as vega from 'vega';
+import * as vl from 'vega-lite';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const DEFAULTS = { in: 'bench-results/matrix', out: 'BENCHMARKS.md', plots: 'bench-results/plots' };
+
+const SWEEPS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics', 'wasm'];
+const ENGINE_ORDER = ['horosvec', 'hnswlib', 'usearch', 'sqlite-vec', 'orama'];
+const BACKEND_ORDER = ['native', 'wasm', 'js'];
+const MODE_ORDER = ['exact', 'vamana-rabitq1', 'vamana-rabitq4', 'segmented-vamana-rabitq1', 'vamana-exact', 'hnsw', 'vec0-scan', 'brute-force'];
+const METRIC_ORDER = ['l2', 'cosine', 'ip', 'l1'];
+const OP_ORDER = ['insert-single', 'insert-batch', 'update', 'delete'];
+const DURABILITY_ORDER = ['full', 'normal', 'off'];
+const EXACT_MODES = new Set(['exact', 'vec0-scan', 'brute-force']);
+
+const SUBJECT = 'horosvec';
+const SEARCH_COMPETITORS = ['hnswlib', 'usearch'];
+const TARGETS = [0.9, 0.95, 0.99];
+const HEADLINE_CLIENTS = [1, 4];
+const RECALL_MATCH = 0.02; // concurrency records compare only when their recall_mean differ by at most this
+const PLOT_TARGET = 0.95; // the recall at which dims.svg and sizes.svg plot QPS
+const DASH = '—';
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers: failure, comparison, grouping, statistics
+
+function fail(message) {
+  process.stderr.write(`bench/report.mjs: ${message}\n`);
+  process.exit(1);
+}
+
+const isNum = (x) => typeof x === 'number' && Number.isFinite(x);
+
+/** Natural order (numbers inside strings compare as numbers), independent of the locale. */
+function cmpStr(a, b) {
+  const ta = a.split(/(\d+(?:\.\d+)?)/);
+  const tb = b.split(/(\d+(?:\.\d+)?)/);
+  for (let i = 0; i < Math.min(ta.length, tb.length); i++) {
+    if (ta[i] === tb[i]) continue;
+    if (i % 2 === 1) return Number(ta[i]) - Number(tb[i]) || (ta[i] < tb[i] ? -1 : 1);
+    return ta[i] < tb[i] ? -1 : 1;
+  }
+  return ta.length - tb.length;
+}
+
+/** null/undefined last, numbers numerically, booleans false first, everything else as text. */
+function cmpVal(a, b) {
+  if (a === b) return 0;
+  if (a === undefined || a === null) return 1;
+  if (b === undefined || b === null) return -1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'boolean' && typeof b === 'boolean') return a ? 1 : -1;
+  return cmpStr(String(a), String(b));
+}
+
+/** A comparator from key functions, applied in turn. */
+const by = (...keys) => (a, b) => {
+  for (const key of keys) {
+    const c = cmpVal(key(a), key(b));
+    if (c !== 0) return c;
+  }
+  return 0;
+};
+
+const codeUnitCmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** JSON with every object's keys sorted: the same value always gives the same text. */
+function canonicalJson(v) {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v).sort(codeUnitCmp).filter((k) => v[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** `cmp`, then the whole record as the last tie-break, so that no order depends on the input's. */
+const total = (cmp) => (a, b) => cmp(a, b) || codeUnitCmp(canonicalJson(a), canonicalJson(b));
+
+const rank = (order, v) => (order.includes(v) ? order.indexOf(v) : order.length);
+
+/** Groups items by a string key; returns [key, items][] sorted by `cmp` applied to each group's first item. */
+function groupBy(items, keyFn, cmp) {
+  const map = new Map();
+  items = [...items].sort((a, b) => codeUnitCmp(canonicalJson(a), canonicalJson(b)));
+  for (const it of items) {
+    const k = keyFn(it);
+    if (!map.has(k)) map.set(k, []);
+    map.get(k).push(it);
+  }
+  return [...map.entries()].sort((a, b) => cmp(a[1][0], b[1][0]) || cmpStr(a[0], b[0]));
+}
+
+const uniq = (values) => [...new Set(values.filter((v) => v !== undefined && v !== null && v !== ''))].sort(cmpVal);
+
+/** The lower median (an element of the data, so it is deterministic for any count). */
+function median(values) {
+  const v = values.filter(isNum).sort((a, b) => a - b);
+  return v.length ? v[(v.length - 1) >> 1] : null;
+}
+
+const isExact = (mode) => EXACT_MODES.has(mode);
+const clientsOf = (r) => (isNum(r.concurrency) ? r.concurrency : 1);
+const recallOf = (r) => (isNum(r.recall_mean) ? r.recall_mean : isExact(r.mode) ? 1 : null);
+
+// ---------------------------------------------------------------------------------------------
+// Number and text formatting
+
+const withSeparators = (digits) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+const fmtInt = (x) => (isNum(x) ? withSeparators(String(Math.round(x))) : DASH);
+
+/** 3 significant digits; from 100 up, a rounded integer with separators (never an exponent). */
+function fmtSig3(x) {
+  if (!isNum(x)) return DASH;
+  if (x === 0) return '0';
+  const a = Math.abs(x);
+  if (a >= 100) {
+    const step = 10 ** (Math.floor(Math.log10(a)) - 2);
+    return withSeparators(String(Math.round(x / step) * step));
+  }
+  return x.toPrecision(3);
+}
+
+const fmtQps = (x) => (isNum(x) && Math.abs(x) < 1 ? fmtSig3(x) : fmtInt(x));
+const fmtRecall = (x) => (isNum(x) ? x.toFixed(4) : DASH);
+const fmtMs = fmtSig3;
+const fmtSeconds = fmtSig3;
+const fmtBytes = (x) => (isNum(x) && Math.abs(x) >= 100 ? fmtInt(x) : fmtSig3(x));
+const fmtRatio = (x) => (isNum(x) ? `${x.toFixed(2)}×` : DASH);
+const fmtBool = (x) => (x === true ? 'yes' : x === false ? 'no' : DASH);
+const text = (x) => (x === undefined || x === null || x === '' ? DASH : String(x));
+
+function fmtParamValue(v) {
+  if (v && typeof v === 'object') return canonicalJson(v);
+  return String(v);
+}
+
+/** `k=v, …` in key order, leaving out `omit`. */
+function paramsText(params, omit = []) {
+  if (!params || typeof params !== 'object') return '';
+  return Object.keys(params)
+    .filter((k) => !omit.includes(k))
+    .sort(cmpStr)
+    .map((k) => `${k}=${fmtParamValue(params[k])}`)
+    .join(', ');
+}
+
+const machineText = (m) => (m ? `${text(m.cpu)}, ${text(m.cores)} cores` : DASH);
+const commandText = (c) => (Array.isArray(c) ? c.join(' ') : text(c));
+const revText = (r) => `${text(r.git_rev)}${r.git_dirty === true ? ' (dirty)' : ''}`;
+
+function storageText(r) {
+  const d = r.storage_detail;
+  if (d === undefined || d === null || d === '') return text(r.storage);
+  const detail = typeof d === 'object' ? paramsText(d) : String(d);
+  return `${text(r.storage)} (${detail})`;
+}
+
+const setText = (r, fields) => fields
+  .filter((f) => r[f] !== undefined && r[f] !== null)
+  .map((f) => (f === 'dataset' || f === 'metric' ? r[f] : f === 'n' ? `n=${fmtInt(r.n)}` : `${f}=${r[f]}`))
+  .join(' · ');
+
+// ---------------------------------------------------------------------------------------------
+// Markdown
+
+const escapeCell = (s) => String(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/**
+ * A markdown table. `cols` are [title, value(item), align] with align 'r' for numbers.
+ */
+function table(cols, items) {
+  const head = `| ${cols.map((c) => escapeCell(c[0])).join(' | ')} |`;
+  const rule = `|${cols.map((c) => (c[2] === 'r' ? '---:' : '---')).join('|')}|`;
+  const rows = items.map((it) => `| ${cols.map((c) => escapeCell(text(c[1](it)))).join(' | ')} |`);
+  return [head, rule, ...rows, ''];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arguments and input
+
+function parseArgs(argv) {
+  const opts = { ...DEFAULTS };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--help' || a === '-h') {
+      process.stdout.write('usage: node bench/report.mjs [--in bench-results/matrix] [--out BENCHMARKS.md] [--plots bench-results/plots]\n');
+      process.exit(0);
+    }
+    const m = /^--(in|out|plots)(?:=(.*))?$/.exec(a);
+    if (!m) fail(`unknown argument ${a} (see --help)`);
+    const value = m[2] ?? argv[++i];
+    if (value === undefined || value === '') fail(`--${m[1]} needs a value`);
+    opts[m[1]] = value;
+  }
+  return { in: resolve(ROOT, opts.in), out: resolve(ROOT, opts.out), plots: resolve(ROOT, opts.plots) };
+}
+
+/** Why a parsed line is not a record, or null when it is one. */
+function recordProblem(r) {
+  if (!r || typeof r !== 'object' || Array.isArray(r)) return 'not a JSON object';
+  if (!SWEEPS.includes(r.sweep)) return `unknown sweep ${JSON.stringify(r.sweep)} (expected one of ${SWEEPS.join(', ')})`;
+  if (!['ok', 'skipped', 'failed'].includes(r.status)) return `status must be "ok", "skipped" or "failed", not ${JSON.stringify(r.status)}`;
+  if (typeof r.engine !== 'string' || !r.engine) return 'no engine';
+  if (r.status !== 'ok' && (typeof r.skip_reason !== 'string' || !r.skip_reason)) return `a ${r.status} record without skip_reason`;
+  if (r.status === 'ok' && (typeof r.mode !== 'string' || !r.mode)) return 'no mode';
+  return null;
+}
+
+function loadRecords(dir) {
+  let files;
+  try {
+    if (!statSync(dir).isDirectory()) fail(`${dir} is not a directory`);
+    files = readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort(cmpStr);
+  } catch (e) {
+    fail(`cannot read ${dir}: ${e.message}`);
+  }
+  if (!files.length) fail(`no *.jsonl files in ${dir}`);
+  const records = [];
+  for (const file of files) {
+    const lines = readFileSync(join(dir, file), 'utf8').split('\n');
+    lines.forEach((line, i) => {
+      if (!line.trim()) return;
+      const where = `${join(dir, file)}:${i + 1}`;
+      let r;
+      try {
+        r = JSON.parse(line);
+      } catch (e) {
+        fail(`${where}: malformed JSON: ${e.message}`);
+      }
+      const problem = recordProblem(r);
+      if (problem) fail(`${where}: ${problem}`);
+      records.push(r);
+    });
+  }
+  return records;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Series: one engine / backend / mode / parameter set
+
+const seriesCmp = by(
+  (s) => rank(ENGINE_ORDER, s.engine), (s) => s.engine,
+  (s) => rank(BACKEND_ORDER, s.backend), (s) => s.backend,
+  (s) => rank(MODE_ORDER, s.mode), (s) => s.mode,
+  (s) => s.params,
+);
+
+const seriesOf = (r, omit = []) => ({ engine: r.engine, backend: r.backend, mode: r.mode, params: paramsText(r.params, omit) });
+const seriesKey = (s) => JSON.stringify([s.engine, s.backend, s.mode, s.params]);
+const baseLabel = (s) => `${s.engine}${s.backend && s.backend !== 'native' ? ` [${s.backend}]` : ''} ${s.mode}`;
+const fullLabel = (s) => `${baseLabel(s)}${s.params ? ` (${s.params})` : ''}`;
+
+/** The records split into series (sorted), each { engine, backend, mode, params, records }. */
+function seriesList(records, omit = []) {
+  return groupBy(records, (r) => seriesKey(seriesOf(r, omit)), (a, b) => seriesCmp(seriesOf(a, omit), seriesOf(b, omit)))
+    .map(([, rs]) => ({ ...seriesOf(rs[0], omit), records: rs }));
+}
+
+/** Labels made of the first parts, adding further parts only while two items share a label. */
+function uniqueLabels(items, parts) {
+  let labels = [];
+  for (let used = 1; used <= parts.length; used++) {
+    labels = items.map((it) => parts.slice(0, used).map((p) => p(it)).filter(Boolean).join(' '));
+    if (new Set(labels).size === labels.length) break;
+  }
+  return labels;
+}
+
+/** The competitor series of a horosvec series: same exactness, engine in `engines` (all others when null). */
+const competitorsOf = (s, all, engines) => all.filter((c) => c.engine !== SUBJECT
+  && (engines === null || engines.includes(c.engine))
+  && isExact(c.mode) === isExact(s.mode));
+
+// ---------------------------------------------------------------------------------------------
+// QPS at a target recall, and ratios between two such values
+
+/**
+ * { kind: 'exact' | 'lower' | 'none', qps }. Between the two consecutive points (by recall) that
+ * bracket the target, log(QPS) is linear in recall; a lowest point already above the target gives
+ * a lower bound; exact modes have recall 1 everywhere, so their (median) QPS is the answer.
+ */
+function qpsAtRecall(records, target, exact) {
+  if (exact) {
+    const qps = median(records.map((r) => r.qps));
+    return qps === null ? { kind: 'none' } : { kind: 'exact', qps };
+  }
+  const pts = records
+    .filter((r) => isNum(r.recall_mean) && isNum(r.qps) && r.qps > 0)
+    .map((r) => ({ recall: r.recall_mean, qps: r.qps }))
+    .sort(by((p) => p.recall, (p) => -p.qps));
+  if (!pts.length) return { kind: 'none' };
+  if (pts[0].recall > target) return { kind: 'lower', qps: pts[0].qps };
+  for (let i = 0; i < pts.length; i++) {
+    if (pts[i].recall === target) return { kind: 'exact', qps: pts[i].qps };
+    if (i + 1 < pts.length && pts[i].recall < target && pts[i + 1].recall >= target) {
+      const [a, b] = [pts[i], pts[i + 1]];
+      const t = (target - a.recall) / (b.recall - a.recall);
+      return { kind: 'exact', qps: Math.exp(Math.log(a.qps) + t * (Math.log(b.qps) - Math.log(a.qps))) };
+    }
+  }
+  return { kind: 'none' };
+}
+
+const fmtAtRecall = (v) => (v.kind === 'none' ? 'not reached' : v.kind === 'lower' ? `≥ ${fmtQps(v.qps)}` : fmtQps(v.qps));
+
+/** horosvec value / competitor value: { text, value, loss } (value null when there is no number). */
+function targetRatio(h, c) {
+  if (h.kind === 'none') return c.kind === 'none' ? { text: DASH, value: null } : { text: 'not reached', value: 0, loss: true };
+  if (c.kind === 'none') return { text: '∞', value: null };
+  if (h.kind === 'lower' && c.kind === 'lower') return { text: '?', value: null };
+  const value = h.qps / c.qps;
+  const prefix = h.kind === 'lower' ? '≥ ' : c.kind === 'lower' ? '≤ ' : '';
+  return { text: `${prefix}${fmtRatio(value)}`, value, loss: value < 1 };
+}
+
+function speedRatio(hSpeed, cSpeed) {
+  if (!isNum(hSpeed) || !isNum(cSpeed) || hSpeed <= 0 || cSpeed <= 0) return { text: DASH, value: null };
+  const value = hSpeed / cSpeed;
+  return { text: fmtRatio(value), value, loss: value < 1 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plots: vega-lite specs, rendered later by renderPlots()
+
+const slug = (s) => String(s).replace(/[^A-Za-z0-9._-]+/g, '-');
+
+/** The title block every plot carries: what, then the data (dataset, n, k) and where it ran. */
+function plotTitle(what, records) {
+  const ns = uniq(records.map((r) => r.n));
+  const nText = ns.length > 4 ? `${fmtInt(ns[0])}–${fmtInt(ns[ns.length - 1])}` : ns.map(fmtInt).join(', ');
+  const ks = uniq(records.map((r) => r.k));
+  const data = [`dataset ${uniq(records.map((r) => r.dataset)).join(', ') || DASH}`, `n=${nText || DASH}`];
+  const metrics = uniq(records.map((r) => r.metric));
+  if (metrics.length) data.push(metrics.join(', '));
+  if (ks.length) data.push(`k=${ks.join(', ')}`);
+  const where = [uniq(records.map((r) => machineText(r.machine))).join('; '), `storage: ${uniq(records.map((r) => r.storage)).join(', ') || DASH}`];
+  return { text: what, subtitle: [data.join(' · '), where.join(' · ')], anchor: 'start', subtitleFontSize: 11 };
+}
+
+function colorScale(labels) {
+  return { domain: labels, scheme: labels.length > 10 ? 'tableau20' : 'tableau10' };
+}
+
+function baseSpec(title, values) {
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title,
+    data: { values },
+    background: 'white',
+    config: { legend: { labelLimit: 400 }, axis: { labelLimit: 300 } },
+  };
+}
+
+function lineSpec({ title, values, labels, x, y }) {
+  return {
+    ...baseSpec(title, values),
+    width: 560,
+    height: 360,
+    mark: { type: 'line', point: { filled: true, size: 40 }, strokeWidth: 1.5 },
+    encoding: {
+      x,
+      y,
+      color: { field: 'series', type: 'nominal', title: 'engine / mode', scale: colorScale(labels), sort: labels },
+      order: { field: 'order', type: 'quantitative' },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sections. Each returns markdown lines; plots and losses are collected into `out`.
+
+function headerSection(opts) {
+  const input = relative(ROOT, opts.in).split(sep).join('/') || '.';
+  return [
+    '# horosvec benchmarks',
+    '',
+    '<!-- Generated by `npm run bench:report` (bench/report.mjs). Do not edit by hand. -->',
+    '',
+    `> **Generated by \`npm run bench:report\`** (\`node bench/report.mjs\`) from the JSONL records in \`${input}/\`.`,
+    '> Do not edit this file by hand: re-run the benchmarks (`npm run bench`) and then the report.',
+    '> Every number below is computed from the records.',
+    '',
+    'How to read it:',
+    '',
+    '- Ratios are horosvec speed / competitor speed (QPS, ops/s, or 1 / build time): above 1.00× horosvec is faster.',
+    `- QPS at a target recall interpolates log(QPS) linearly in recall between the two ef points that bracket the target; "≥ x": the lowest-recall point is already above the target (x is its QPS, a lower bound); "not reached": no point reaches it. Exact modes (${[...EXACT_MODES].join(', ')}) have recall 1: their QPS is shown as is.`,
+    '- ANN modes are compared with the competitors\' ANN modes, exact modes with their exact modes.',
+    `- Concurrency comparisons require recall_mean within ${RECALL_MATCH} of each other.`,
+    '',
+  ];
+}
+
+function contextSection(records) {
+  const ctxKey = (r) => JSON.stringify([machineText(r.machine), r.machine?.mem_gb ?? null, r.node ?? null]);
+  const md = ['## Run context', ''];
+  for (const [, rs] of groupBy(records, ctxKey, by((r) => ctxKey(r)))) {
+    const m = rs[0].machine ?? {};
+    md.push(`### ${text(m.cpu)}, ${text(m.cores)} cores, ${text(m.mem_gb)} GB · Node ${text(rs[0].node)}`, '');
+    const dates = rs.map((r) => r.date).filter((d) => typeof d === 'string')
+      .sort(by((d) => (Number.isNaN(Date.parse(d)) ? null : Date.parse(d)), (d) => d));
+    const skipped = rs.filter((r) => r.status === 'skipped').length;
+    const failed = rs.filter((r) => r.status === 'failed').length;
+    md.push(
+      `- records: ${fmtInt(rs.length)} (${fmtInt(skipped)} skipped, ${fmtInt(failed)} failed) in the sweeps ${uniq(rs.map((r) => r.sweep)).sort(by((s) => rank(SWEEPS, s))).join(', ')}`,
+      `- git revision(s): ${uniq(rs.map(revText)).map((v) => `\`${v}\``).join(', ')}`,
+      `- dates: ${dates.length ? `${dates[0]} – ${dates[dates.length - 1]}` : DASH}`,
+      `- storage: ${uniq(rs.filter((r) => r.storage).map(storageText)).join('; ') || DASH}`,
+      '- command(s):',
+      '',
+      '```',
+      ...uniq(rs.map((r) => commandText(r.command))),
+      '```',
+      '',
+    );
+  }
+  return md;
+}
+
+// --- search ----------------------------------------------------------------------------------
+
+function searchSection(records, out) {
+  const ok = records.filter((r) => r.sweep === 'search' && r.status === 'ok');
+  const md = ['## Search (recall–QPS)', ''];
+  if (!ok.length) return [...md, 'No search records.', ''];
+  const plotKey = (r) => JSON.stringify([r.dataset, r.metric, r.k]);
+  const plotCmp = by((r) => r.dataset, (r) => rank(METRIC_ORDER, r.metric), (r) => r.metric, (r) => r.k);
+  for (const [, rs] of groupBy(ok, plotKey, plotCmp)) {
+    const { dataset, metric, k } = rs[0];
+    md.push(`### ${setText(rs[0], ['dataset', 'metric', 'k'])}`, '');
+    const file = `search-${slug(dataset)}-${slug(metric)}-k${slug(k)}.svg`;
+    const one = rs.filter((r) => clientsOf(r) === 1);
+    if (one.length) {
+      out.plots.push({ file, spec: searchPlot(one) });
+      md.push(`![recall vs QPS, ${dataset} ${metric} k=${k}](${out.link(file)})`, '');
+    }
+    const setKey = (r) => JSON.stringify([r.n, clientsOf(r)]);
+    for (const [, set] of groupBy(rs, setKey, by((r) => r.n, clientsOf))) {
+      md.push(...searchSet(set, out));
+    }
+  }
+  return md;
+}
+
+function searchPlot(records) {
+  const series = seriesList(records, ['ef']).flatMap((s) => groupBy(s.records, (r) => String(r.n), by((r) => r.n))
+    .map(([, rs]) => ({ ...s, n: rs[0].n, records: rs })));
+  const labels = uniqueLabels(series, [baseLabel, (s) => s.params && `(${s.params})`, (s) => `n=${fmtInt(s.n)}`]);
+  const values = series.flatMap((s, i) => s.records
+    .filter((r) => isNum(r.qps) && r.qps > 0 && isNum(recallOf(r)))
+    .sort(total(by((r) => r.params?.ef, recallOf)))
+    .map((r, j) => ({ series: labels[i], recall: recallOf(r), qps: r.qps, order: j })));
+  return lineSpec({
+    title: plotTitle('Recall vs QPS (1 client)', records),
+    values,
+    labels,
+    x: { field: 'recall', type: 'quantitative', title: 'recall@k (mean)', scale: { zero: false, padding: 10 } },
+    y: { field: 'qps', type: 'quantitative', title: 'QPS (log scale)', scale: { type: 'log' } },
+  });
+}
+
+/** One comparison set: same dataset, n, metric, k and clients. */
+function searchSet(records, out) {
+  const first = records[0];
+  const setName = `${setText(first, ['dataset', 'n', 'metric', 'k'])} · ${clientsOf(first)} client${clientsOf(first) === 1 ? '' : 's'}`;
+  const series = seriesList(records, ['ef']);
+  for (const s of series) s.targets = TARGETS.map((t) => qpsAtRecall(s.records, t, isExact(s.mode)));
+  const ratioCell = (s, engine) => {
+    if (s.engine !== SUBJECT) return '';
+    const comps = competitorsOf(s, series, [engine]);
+    if (!comps.length) return DASH;
+    return comps.map((c) => {
+      const ratios = TARGETS.map((t, i) => {
+        const r = targetRatio(s.targets[i], c.targets[i]);
+        compared(out, r, { section: 'search', setting: setName, subject: fullLabel(s), competitor: fullLabel(c), what: `QPS at recall ${t.toFixed(2)}` });
+        return r.text;
+      }).join(' / ');
+      return comps.length > 1 ? `${c.mode}${c.params ? ` (${c.params})` : ''}: ${ratios}` : ratios;
+    }).join('<br>');
+  };
+  const md = [`#### ${setName}`, ''];
+  md.push(...table([
+    ['engine', (s) => s.engine],
+    ['backend', (s) => s.backend],
+    ['mode', (s) => s.mode],
+    ['params', (s) => s.params],
+    ...TARGETS.map((t, i) => [`QPS @${t.toFixed(2)}`, (s) => fmtAtRecall(s.targets[i]), 'r']),
+    ['build_s', (s) => fmtSeconds(median(s.records.map((r) => r.build_s))), 'r'],
+    ['bytes/vector', (s) => fmtBytes(median(s.records.map((r) => r.bytes_per_vector))), 'r'],
+    ...SEARCH_COMPETITORS.map((e) => [`${SUBJECT} / ${e} (${TARGETS.map((t) => t.toFixed(2)).join(' / ')})`, (s) => ratioCell(s, e), 'r']),
+  ], series));
+  md.push('∞: the competitor does not reach the target; "not reached": horosvec does not; ≥ / ≤: one side is a lower bound; ?: both are.', '');
+  for (const s of series) md.push(...searchSeriesTable(s));
+  return md;
+}
+
+function searchSeriesTable(s) {
+  const rs = s.records;
+  const meta = [
+    `version ${uniq(rs.map((r) => r.engine_version)).join(', ') || DASH}`,
+    `kernel ${uniq(rs.map((r) => r.kernel)).join(', ') || DASH}`,
+    `threads ${uniq(rs.map((r) => r.threads)).join(', ') || DASH}`,
+    `${uniq(rs.map((r) => r.concurrency_model)).join(', ') || DASH}`,
+    `storage ${uniq(rs.map((r) => r.storage)).join(', ') || DASH}`,
+  ];
+  return [
+    `##### ${fullLabel(s)}`,
+    '',
+    meta.join(' · '),
+    '',
+    ...table([
+      ['ef', (r) => r.params?.ef, 'r'],
+      ['recall_mean', (r) => fmtRecall(r.recall_mean), 'r'],
+      ['recall_min', (r) => fmtRecall(r.recall_min), 'r'],
+      ['QPS', (r) => fmtQps(r.qps), 'r'],
+      ['p50 ms', (r) => fmtMs(r.p50_ms), 'r'],
+      ['p99 ms', (r) => fmtMs(r.p99_ms), 'r'],
+    ], [...rs].sort(total(by((r) => r.params?.ef, (r) => r.recall_mean, (r) => r.qps)))),
+    `QPS at recall ${TARGETS.map((t, i) => `${t.toFixed(2)}: ${fmtAtRecall(s.targets[i])}`).join(', ')}`,
+    '',
+  ];
+}
+
+// --- concurrency ------------------------------------------------------------------------------
+
+function concurrencySection(records, out) {
+  const ok = records.filter((r) => r.sweep === 'concurrency' && r.status === 'ok');
+  const md = ['## Concurrency', ''];
+  if (!ok.length) return [...md, 'No concurrency records.', ''];
+  for (const [, rs] of groupBy(ok, (r) => String(r.dataset), by((r) => r.dataset))) {
+    const file = `concurrency-${slug(rs[0].dataset)}.svg`;
+    out.plots.push({ file, spec: concurrencyPlot(rs) });
+    md.push(`### ${rs[0].dataset}`, '', `![QPS vs clients, ${rs[0].dataset}](${out.link(file)})`, '');
+    const setKey = (r) => JSON.stringify([r.n, r.metric, r.k]);
+    for (const [, set] of groupBy(rs, setKey, by((r) => r.n, (r) => rank(METRIC_ORDER, r.metric), (r) => r.metric, (r) => r.k))) {
+      md.push(...concurrencySet(set, out));
+    }
+  }
+  return md;
+}
+
+function concurrencyPlot(records) {
+  const series = seriesList(records).flatMap((s) => groupBy(s.records, (r) => JSON.stringify([r.n, r.metric, r.k]), by((r) => r.n, (r) => r.metric, (r) => r.k))
+    .map(([, rs]) => ({ ...s, set: setText(rs[0], ['n', 'metric', 'k']), records: rs })));
+  const atEf = (s) => {
+    const ef = s.records[0].params?.ef;
+    return `${ef === undefined ? '' : `ef=${ef}, `}recall ${fmtRecall(median(s.records.map(recallOf)))}`;
+  };
+  const labels = uniqueLabels(series, [(s) => `${baseLabel(s)} (${atEf(s)})`, (s) => s.params && `(${s.params})`, (s) => s.set]);
+  const values = series.flatMap((s, i) => s.records.filter((r) => isNum(r.qps) && r.qps > 0)
+    .sort(total(by(clientsOf))).map((r, j) => ({ series: labels[i], clients: clientsOf(r), qps: r.qps, order: j })));
+  const clients = uniq(values.map((v) => v.clients));
+  return lineSpec({
+    title: plotTitle('QPS vs concurrent clients', records),
+    values,
+    labels,
+    x: { field: 'clients', type: 'quantitative', title: 'concurrent clients', scale: { type: 'log', base: 2, nice: false, padding: 16 }, axis: { values: clients, format: 'd' } },
+    y: { field: 'qps', type: 'quantitative', title: 'QPS (log scale)', scale: { type: 'log' } },
+  });
+}
+
+function concurrencySet(records, out) {
+  const setName = setText(records[0], ['dataset', 'n', 'metric', 'k']);
+  const series = seriesList(records);
+  const rows = series.flatMap((s) => {
+    const base = median(s.records.filter((r) => clientsOf(r) === 1).map((r) => r.qps));
+    return [...s.records].sort(total(by(clientsOf, (r) => r.qps))).map((r) => ({ s, r, speedup: base ? r.qps / base : null }));
+  });
+  const md = [`#### ${setName}`, ''];
+  md.push(...table([
+    ['engine', (x) => x.s.engine],
+    ['backend', (x) => x.s.backend],
+    ['mode', (x) => x.s.mode],
+    ['params', (x) => x.s.params],
+    ['model', (x) => x.r.concurrency_model],
+    ['clients', (x) => clientsOf(x.r), 'r'],
+    ['recall_mean', (x) => fmtRecall(x.r.recall_mean), 'r'],
+    ['QPS', (x) => fmtQps(x.r.qps), 'r'],
+    ['p99 ms', (x) => fmtMs(x.r.p99_ms), 'r'],
+    ['speed-up vs 1 client', (x) => fmtRatio(x.speedup), 'r'],
+  ], rows));
+  const head = concurrencyHeadline(series, setName, out);
+  if (head.length) {
+    md.push(`Headline: ${SUBJECT} / competitor at ${HEADLINE_CLIENTS.join(' and ')} clients (compared only at matching recall)`, '');
+    md.push(...table([
+      [SUBJECT, (x) => fullLabel(x.h)],
+      ['competitor', (x) => fullLabel(x.c)],
+      ['clients', (x) => x.clients, 'r'],
+      [`${SUBJECT} recall`, (x) => fmtRecall(recallOf(x.hr)), 'r'],
+      [`${SUBJECT} QPS`, (x) => fmtQps(x.hr.qps), 'r'],
+      ['competitor recall', (x) => fmtRecall(recallOf(x.cr)), 'r'],
+      ['competitor QPS', (x) => fmtQps(x.cr.qps), 'r'],
+      ['ratio', (x) => x.ratio, 'r'],
+    ], head));
+  }
+  return md;
+}
+
+function concurrencyHeadline(series, setName, out) {
+  const at = (s, c) => [...s.records].filter((r) => clientsOf(r) === c).sort(total(by((r) => r.qps)))[0];
+  const rows = [];
+  for (const h of series.filter((s) => s.engine === SUBJECT)) {
+    for (const c of competitorsOf(h, series, SEARCH_COMPETITORS)) {
+      for (const clients of HEADLINE_CLIENTS) {
+        const [hr, cr] = [at(h, clients), at(c, clients)];
+        if (!hr || !cr) continue;
+        const [rh, rc] = [recallOf(hr), recallOf(cr)];
+        let ratio;
+        if (!isNum(rh) || !isNum(rc) || Math.abs(rh - rc) > RECALL_MATCH) {
+          ratio = isNum(rh) && isNum(rc) ? `recall differs by ${Math.abs(rh - rc).toFixed(4)}: not compared` : 'no recall: not compared';
+        } else {
+          const r = speedRatio(hr.qps, cr.qps);
+          compared(out, r, { section: 'concurrency', setting: setName, subject: fullLabel(h), competitor: fullLabel(c), what: `QPS at ${clients} client${clients === 1 ? '' : 's'} (recall ${fmtRecall(rh)} vs ${fmtRecall(rc)})` });
+          ratio = r.text;
+        }
+        rows.push({ h, c, clients, hr, cr, ratio });
+      }
+    }
+  }
+  return rows;
+}
+
+// --- build ------------------------------------------------------------------------------------
+
+function buildSection(records, out) {
+  const ok = records.filter((r) => r.sweep === 'build' && r.status === 'ok');
+  const md = ['## Build', ''];
+  if (!ok.length) return [...md, 'No build records.', ''];
+  for (const [, rs] of groupBy(ok, (r) => String(r.dataset), by((r) => r.dataset))) {
+    const file = `build-${slug(rs[0].dataset)}.svg`;
+    out.plots.push({ file, spec: buildPlot(rs) });
+    md.push(`### ${rs[0].dataset}`, '', `![build time, ${rs[0].dataset}](${out.link(file)})`, '');
+    const setKey = (r) => JSON.stringify([r.n, r.metric]);
+    for (const [, set] of groupBy(rs, setKey, by((r) => r.n, (r) => rank(METRIC_ORDER, r.metric), (r) => r.metric))) {
+      md.push(...buildSet(set, out));
+    }
+  }
+  return md;
+}
+
+const buildRowCmp = by((r) => seriesKey(seriesOf(r)), (r) => r.threads, (r) => r.build_s);
+
+function buildPlot(records) {
+  const rows = groupBy(records, (r) => JSON.stringify([seriesKey(seriesOf(r)), r.threads, r.n, r.metric]),
+    (a, b) => seriesCmp(seriesOf(a), seriesOf(b)) || by((r) => r.threads, (r) => r.n, (r) => r.metric)(a, b))
+    .map(([, rs]) => ({ ...seriesOf(rs[0]), threads: rs[0].threads, set: setText(rs[0], ['n', 'metric']), build_s: median(rs.map((r) => r.build_s)) }));
+  const labels = uniqueLabels(rows, [(x) => `${baseLabel(x)} · ${text(x.threads)} thread${x.threads === 1 ? '' : 's'}`, (x) => x.params && `(${x.params})`, (x) => x.set]);
+  const values = rows.filter((x) => isNum(x.build_s)).map((x) => ({ label: labels[rows.indexOf(x)], engine: x.engine, build_s: x.build_s }));
+  const engines = uniq(values.map((v) => v.engine)).sort(by((e) => rank(ENGINE_ORDER, e), (e) => e));
+  return {
+    ...baseSpec(plotTitle('Index build time (wall)', records), values),
+    width: 560,
+    height: { step: 22 },
+    mark: 'bar',
+    encoding: {
+      y: { field: 'label', type: 'nominal', title: null, sort: labels, axis: { labelLimit: 400 } },
+      x: { field: 'build_s', type: 'quantitative', title: 'build time (s)' },
+      color: { field: 'engine', type: 'nominal', scale: colorScale(engines), sort: engines },
+    },
+  };
+}
+
+function buildSet(records, out) {
+  const setName = setText(records[0], ['dataset', 'n', 'metric']);
+  const rows = [...records].sort(total((a, b) => seriesCmp(seriesOf(a), seriesOf(b)) || buildRowCmp(a, b)));
+  const md = [`#### ${setName}`, ''];
+  md.push(...table([
+    ['engine', (r) => r.engine],
+    ['backend', (r) => r.backend],
+    ['mode', (r) => r.mode],
+    ['threads', (r) => r.threads, 'r'],
+    ['params', (r) => paramsText(r.params)],
+    ['build_s', (r) => fmtSeconds(r.build_s), 'r'],
+    ['inserts/s', (r) => fmtInt(r.insert_qps), 'r'],
+    ['bytes/vector', (r) => fmtBytes(r.bytes_per_vector), 'r'],
+    ['RSS MB', (r) => fmtBytes(r.rss_mb), 'r'],
+  ], rows));
+  const cmp = [];
+  for (const h of rows.filter((r) => r.engine === SUBJECT)) {
+    for (const c of rows.filter((r) => r.engine !== SUBJECT && r.threads === h.threads && isExact(r.mode) === isExact(h.mode))) {
+      const ratio = speedRatio(1 / h.build_s, 1 / c.build_s);
+      compared(out, ratio, { section: 'build', setting: setName, subject: fullLabel(seriesOf(h)), competitor: fullLabel(seriesOf(c)), what: `build time, ${text(h.threads)} thread(s) (${fmtSeconds(h.build_s)} s vs ${fmtSeconds(c.build_s)} s)` });
+      cmp.push({ h, c, ratio });
+    }
+  }
+  if (cmp.length) {
+    md.push(`Build speed, ${SUBJECT} / competitor at the same thread count (competitor build_s / ${SUBJECT} build_s):`, '');
+    md.push(...table([
+      [SUBJECT, (x) => fullLabel(seriesOf(x.h))],
+      ['competitor', (x) => fullLabel(seriesOf(x.c))],
+      ['threads', (x) => x.h.threads, 'r'],
+      [`${SUBJECT} build_s`, (x) => fmtSeconds(x.h.build_s), 'r'],
+      ['competitor build_s', (x) => fmtSeconds(x.c.build_s), 'r'],
+      ['ratio', (x) => x.ratio.text, 'r'],
+    ], cmp));
+  }
+  return md;
+}
+
+// --- writes -----------------------------------------------------------------------------------
+
+const writeCmp = by(
+  (r) => rank(OP_ORDER, r.op), (r) => r.op, (r) => rank(DURABILITY_ORDER, r.durability), (r) => r.durability,
+  (r) => r.writers, (r) => r.batch, (r) => r.storage,
+);
+const writeCase = (r) => `${text(r.op)} · ${text(r.durability)} · ${text(r.writers)} writer(s) · batch ${text(r.batch)} · ${text(r.storage)}`;
+
+function writesSection(records, out) {
+  const ok = records.filter((r) => r.sweep === 'writes' && r.status === 'ok');
+  const md = ['## Writes', ''];
+  if (!ok.length) return [...md, 'No writes records.', ''];
+  out.plots.push({ file: 'writes.svg', spec: writesPlot(ok) });
+  md.push(`![write throughput](${out.link('writes.svg')})`, '');
+  for (const [, set] of groupBy(ok, (r) => JSON.stringify([r.dataset, r.n]), by((r) => r.dataset, (r) => r.n))) {
+    const setName = setText(set[0], ['dataset', 'n', 'dim']);
+    const rows = [...set].sort(total((a, b) => writeCmp(a, b) || seriesCmp(seriesOf(a), seriesOf(b)) || cmpVal(a.ops_per_s, b.ops_per_s)));
+    md.push(`### ${setName}`, '');
+    md.push(...table([
+      ['engine', (r) => r.engine],
+      ['backend', (r) => r.backend],
+      ['mode', (r) => r.mode],
+      ['op', (r) => r.op],
+      ['durability', (r) => r.durability],
+      ['writers', (r) => r.writers, 'r'],
+      ['batch', (r) => r.batch, 'r'],
+      ['storage', (r) => r.storage],
+      ['ops/s', (r) => fmtQps(r.ops_per_s), 'r'],
+      ['p50 ms', (r) => fmtMs(r.p50_ms), 'r'],
+      ['p99 ms', (r) => fmtMs(r.p99_ms), 'r'],
+    ], rows));
+    md.push(...writesComparison(rows, setName, out));
+  }
+  return md;
+}
+
+function writesComparison(rows, setName, out) {
+  const cmp = [];
+  for (const h of rows.filter((r) => r.engine === SUBJECT)) {
+    for (const c of rows.filter((r) => r.engine !== SUBJECT && writeCmp(r, h) === 0)) {
+      const ratio = speedRatio(h.ops_per_s, c.ops_per_s);
+      compared(out, ratio, { section: 'writes', setting: setName, subject: fullLabel(seriesOf(h)), competitor: fullLabel(seriesOf(c)), what: `ops/s, ${writeCase(h)}` });
+      cmp.push({ h, c, ratio });
+    }
+  }
+  if (!cmp.length) return [];
+  return [`Write throughput, ${SUBJECT} / competitor (same op, durability, writers, batch and storage):`, '', ...table([
+    ['case', (x) => writeCase(x.h)],
+    [SUBJECT, (x) => fullLabel(seriesOf(x.h))],
+    ['competitor', (x) => fullLabel(seriesOf(x.c))],
+    [`${SUBJECT} ops/s`, (x) => fmtQps(x.h.ops_per_s), 'r'],
+    ['competitor ops/s', (x) => fmtQps(x.c.ops_per_s), 'r'],
+    ['ratio', (x) => x.ratio.text, 'r'],
+  ], cmp)];
+}
+
+/** ops/s bars (log scale): one panel per durability (columns) and storage (rows), a group per op. */
+function writesPlot(records) {
+  const rows = [...records].filter((r) => isNum(r.ops_per_s) && r.ops_per_s > 0)
+    .sort(total((a, b) => writeCmp(a, b) || seriesCmp(seriesOf(a), seriesOf(b))));
+  const opCase = (r) => [r.op, r.writers !== 1 && `${text(r.writers)} writers`, r.batch !== 1 && `batch ${text(r.batch)}`].filter(Boolean).join(' · ');
+  const series = seriesList(rows);
+  const labels = uniqueLabels(series, [baseLabel, (s) => s.params && `(${s.params})`]);
+  const labelOf = new Map(series.map((s, i) => [seriesKey(s), labels[i]]));
+  const keyed = groupBy(rows, (r) => JSON.stringify([opCase(r), r.durability, r.storage, seriesKey(seriesOf(r))]),
+    (a, b) => writeCmp(a, b) || seriesCmp(seriesOf(a), seriesOf(b)));
+  const values = keyed.map(([, rs]) => ({
+    op: opCase(rs[0]),
+    durability: text(rs[0].durability),
+    storage: text(rs[0].storage),
+    series: labelOf.get(seriesKey(seriesOf(rs[0]))),
+    ops: median(rs.map((r) => r.ops_per_s)),
+  }));
+  const ops = [...new Set(rows.map(opCase))];
+  const durabilities = uniq(values.map((v) => v.durability)).sort(by((d) => rank(DURABILITY_ORDER, d), (d) => d));
+  return {
+    ...baseSpec(plotTitle('Write throughput by op and durability', records), values),
+    facet: {
+      column: { field: 'durability', type: 'nominal', sort: durabilities, title: 'durability' },
+      row: { field: 'storage', type: 'nominal', sort: uniq(values.map((v) => v.storage)), title: 'storage' },
+    },
+    spec: {
+      width: { step: 12 * Math.max(1, labels.length) + 8 },
+      height: 220,
+      mark: 'bar',
+      encoding: {
+        x: { field: 'op', type: 'nominal', title: 'op', sort: ops, axis: { labelAngle: -35 } },
+        xOffset: { field: 'series', type: 'nominal', sort: labels },
+        y: { field: 'ops', type: 'quantitative', title: 'ops/s (log scale)', scale: { type: 'log' }, stack: null },
+        color: { field: 'series', type: 'nominal', title: 'engine / mode', scale: colorScale(labels), sort: labels },
+      },
+    },
+  };
+}
+
+// --- open -------------------------------------------------------------------------------------
+
+function openSection(records) {
+  const ok = records.filter((r) => r.sweep === 'open' && r.status === 'ok');
+  const md = ['## Open and memory', ''];
+  if (!ok.length) return [...md, 'No open records.', ''];
+  const rows = [...ok].sort(total((a, b) => by((r) => r.dataset, (r) => r.n)(a, b)
+    || seriesCmp(seriesOf(a), seriesOf(b)) || by((r) => r.storage, (r) => r.cold, (r) => r.open_ms)(a, b)));
+  return [...md, ...table([
+    ['dataset', (r) => r.dataset],
+    ['n', (r) => fmtInt(r.n), 'r'],
+    ['engine', (r) => r.engine],
+    ['backend', (r) => r.backend],
+    ['mode', (r) => r.mode],
+    ['storage', (r) => r.storage],
+    ['cold', (r) => fmtBool(r.cold)],
+    ['open ms', (r) => fmtMs(r.open_ms), 'r'],
+    ['first query ms', (r) => fmtMs(r.first_query_ms), 'r'],
+    ['resident bytes/vector', (r) => fmtBytes(r.resident_bytes_per_vector), 'r'],
+    ['disk bytes/vector', (r) => fmtBytes(r.disk_bytes_per_vector), 'r'],
+  ], rows)];
+}
+
+// --- dims, sizes, metrics, wasm -----------------------------------------------------------------
+
+/**
+ * A sweep over one field (dim, n, metric): per value and series, QPS at the target recalls (the
+ * records carry an ef sweep), then every point; optionally a plot of QPS at PLOT_TARGET and build time.
+ */
+function keyedSweepSection({ sweep, title, field, fieldTitle, fmtField, plotFile, xScale }, records, out) {
+  const ok = records.filter((r) => r.sweep === sweep && r.status === 'ok');
+  const md = [`### ${title}`, ''];
+  if (!ok.length) return [...md, `No ${sweep} records.`, ''];
+  const fieldKey = field === 'metric' ? (r) => rank(METRIC_ORDER, r.metric) : (r) => r[field];
+  const others = ['dataset', 'n', 'dim', 'metric', 'k'].filter((f) => f !== field);
+  const cmp = (a, b) => cmpVal(fieldKey(a), fieldKey(b)) || cmpVal(a[field], b[field])
+    || seriesCmp(seriesOf(a, ['ef']), seriesOf(b, ['ef'])) || by(...others.map((f) => (r) => r[f]))(a, b);
+  const groups = groupBy(ok, (r) => JSON.stringify([r[field], seriesKey(seriesOf(r, ['ef'])), ...others.map((f) => r[f])]), cmp)
+    .map(([, rs]) => ({
+      ...seriesOf(rs[0], ['ef']),
+      first: rs[0],
+      records: rs,
+      targets: TARGETS.map((t) => qpsAtRecall(rs, t, isExact(rs[0].mode))),
+      plotValue: qpsAtRecall(rs, PLOT_TARGET, isExact(rs[0].mode)),
+      build_s: median(rs.map((r) => r.build_s)),
+    }));
+  if (plotFile) {
+    out.plots.push({ file: plotFile, spec: keyedSweepPlot(groups, ok, field, fieldTitle, xScale) });
+    md.push(`![${title}](${out.link(plotFile)})`, '');
+  }
+  const fieldCol = [fieldTitle, (g) => fmtField(g.first[field]), field === 'metric' ? undefined : 'r'];
+  const otherCols = others.map((f) => [f, (g) => (f === 'n' ? fmtInt(g.first.n) : g.first[f]), f === 'n' || f === 'dim' || f === 'k' ? 'r' : undefined]);
+  md.push(...table([
+    fieldCol,
+    ['engine', (g) => g.engine],
+    ['backend', (g) => g.backend],
+    ['mode', (g) => g.mode],
+    ['params', (g) => g.params],
+    ...otherCols,
+    ...TARGETS.map((t, i) => [`QPS @${t.toFixed(2)}`, (g) => fmtAtRecall(g.targets[i]), 'r']),
+    ['build_s', (g) => fmtSeconds(g.build_s), 'r'],
+  ], groups));
+  const points = groups.flatMap((g) => [...g.records].sort(total(by((r) => r.params?.ef, (r) => r.recall_mean))).map((r) => ({ g, r })));
+  md.push('Every point:', '', ...table([
+    [fieldTitle, (x) => fmtField(x.r[field]), field === 'metric' ? undefined : 'r'],
+    ['engine / mode', (x) => baseLabel(x.g)],
+    ['ef', (x) => x.r.params?.ef, 'r'],
+    ['recall_mean', (x) => fmtRecall(x.r.recall_mean), 'r'],
+    ['QPS', (x) => fmtQps(x.r.qps), 'r'],
+    ['build_s', (x) => fmtSeconds(x.r.build_s), 'r'],
+  ], points));
+  return md;
+}
+
+function keyedSweepPlot(groups, records, field, fieldTitle, xScale) {
+  const series = seriesList(groups.map((g) => g.first), ['ef']);
+  const labels = uniqueLabels(series, [baseLabel, (s) => s.params && `(${s.params})`]);
+  const labelOf = new Map(series.map((s, i) => [seriesKey(s), labels[i]]));
+  const values = groups.map((g, j) => ({
+    series: labelOf.get(seriesKey(g)),
+    x: g.first[field],
+    qps: g.plotValue.kind === 'none' ? null : g.plotValue.qps,
+    bound: g.plotValue.kind === 'lower' ? 'lower bound (≥)' : 'interpolated',
+    build_s: g.build_s,
+    order: j,
+  }));
+  const xs = uniq(values.map((v) => v.x));
+  const color = { field: 'series', type: 'nominal', title: 'engine / mode', scale: colorScale(labels), sort: labels };
+  const x = { field: 'x', type: 'quantitative', title: fieldTitle, scale: xScale, axis: { values: xs } };
+  const panel = (y, yTitle, scale, shape) => ({
+    width: 360,
+    height: 300,
+    transform: [{ filter: `isValid(datum.${y})` }],
+    encoding: { x, y: { field: y, type: 'quantitative', title: yTitle, scale }, color, order: { field: 'order', type: 'quantitative' } },
+    layer: [
+      { mark: { type: 'line', strokeWidth: 1.5 } },
+      {
+        mark: { type: 'point', filled: true, size: 50 },
+        encoding: shape ? { shape: { field: 'bound', type: 'nominal', title: 'QPS value', scale: { domain: ['interpolated', 'lower bound (≥)'], range: ['circle', 'triangle-up'] } } } : {},
+      },
+    ],
+  });
+  return {
+    ...baseSpec(plotTitle(`QPS at recall ${PLOT_TARGET.toFixed(2)} and build time vs ${fieldTitle}`, records), values),
+    hconcat: [
+      panel('qps', `QPS at recall ${PLOT_TARGET.toFixed(2)} (log scale)`, { type: 'log' }, true),
+      panel('build_s', 'build time (s)', { zero: true }, false),
+    ],
+  };
+}
+
+/** The same index searched by both backends: every point, then wasm / native per mode and ef. */
+function wasmSection(records) {
+  const ok = records.filter((r) => r.sweep === 'wasm' && r.status === 'ok');
+  const md = ['### wasm vs native', ''];
+  if (!ok.length) return [...md, 'No wasm records.', ''];
+  const setCmp = by((r) => r.dataset, (r) => r.n, (r) => rank(METRIC_ORDER, r.metric), (r) => r.metric, (r) => r.k);
+  const modeCmp = by((r) => rank(ENGINE_ORDER, r.engine), (r) => r.engine, (r) => rank(MODE_ORDER, r.mode), (r) => r.mode);
+  const pairKey = (r) => JSON.stringify([r.engine, r.mode, r.dataset, r.n, r.metric, r.k, paramsText(r.params), clientsOf(r)]);
+  const rows = [...ok].sort(total((a, b) => setCmp(a, b) || modeCmp(a, b) || by((r) => paramsText(r.params, ['ef']), (r) => r.params?.ef)(a, b)
+    || by((r) => rank(BACKEND_ORDER, r.backend), (r) => r.backend, clientsOf, (r) => r.qps)(a, b)));
+  const pairs = groupBy(rows, pairKey, () => 0).map(([, rs]) => ({
+    first: rs[0],
+    native: rs.find((r) => r.backend === 'native'),
+    wasm: rs.find((r) => r.backend === 'wasm'),
+  })).filter((p) => p.native && p.wasm);
+  for (const p of pairs) {
+    p.qpsRatio = speedRatio(p.wasm.qps, p.native.qps);
+    p.buildRatio = speedRatio(1 / p.wasm.build_s, 1 / p.native.build_s);
+  }
+  if (pairs.length) {
+    const perMode = groupBy(pairs, (p) => JSON.stringify([p.first.engine, p.first.mode, p.first.dataset, p.first.n, p.first.metric, p.first.k]), (a, b) => setCmp(a.first, b.first) || modeCmp(a.first, b.first));
+    md.push('QPS wasm / native per mode (below 1.00× wasm is slower), over the ef values measured on both:', '');
+    md.push(...table([
+      ['engine', ([, ps]) => ps[0].first.engine],
+      ['mode', ([, ps]) => ps[0].first.mode],
+      ['data', ([, ps]) => setText(ps[0].first, ['dataset', 'n', 'metric', 'k'])],
+      ['points', ([, ps]) => ps.length, 'r'],
+      ['median', ([, ps]) => fmtRatio(median(ps.map((p) => p.qpsRatio.value))), 'r'],
+      ['min', ([, ps]) => fmtRatio(Math.min(...ps.map((p) => p.qpsRatio.value).filter(isNum))), 'r'],
+      ['max', ([, ps]) => fmtRatio(Math.max(...ps.map((p) => p.qpsRatio.value).filter(isNum))), 'r'],
+    ], perMode));
+    md.push('Per point (build speed = native build_s / wasm build_s, when both backends built):', '');
+    md.push(...table([
+      ['engine', (p) => p.first.engine],
+      ['mode', (p) => p.first.mode],
+      ['params', (p) => paramsText(p.first.params)],
+      ['native recall', (p) => fmtRecall(p.native.recall_mean), 'r'],
+      ['wasm recall', (p) => fmtRecall(p.wasm.recall_mean), 'r'],
+      ['native QPS', (p) => fmtQps(p.native.qps), 'r'],
+      ['wasm QPS', (p) => fmtQps(p.wasm.qps), 'r'],
+      ['QPS wasm / native', (p) => p.qpsRatio.text, 'r'],
+      ['build speed wasm / native', (p) => p.buildRatio.text, 'r'],
+    ], pairs));
+  }
+  const unpaired = rows.filter((r) => !pairs.some((p) => p.native === r || p.wasm === r));
+  if (unpaired.length) {
+    md.push('Without a counterpart on the other backend:', '', ...table([
+      ['backend', (r) => r.backend],
+      ['engine', (r) => r.engine],
+      ['mode', (r) => r.mode],
+      ['params', (r) => paramsText(r.params)],
+      ['data', (r) => setText(r, ['dataset', 'n', 'metric', 'k'])],
+      ['recall_mean', (r) => fmtRecall(r.recall_mean), 'r'],
+      ['QPS', (r) => fmtQps(r.qps), 'r'],
+      ['build_s', (r) => fmtSeconds(r.build_s), 'r'],
+    ], unpaired));
+  }
+  return md;
+}
+
+// --- skipped and losses -----------------------------------------------------------------------
+
+function skippedSection(records) {
+  const skipped = records.filter((r) => r.status !== 'ok');
+  const md = ['## Skipped and failed', ''];
+  if (!skipped.length) return [...md, 'Nothing was skipped and no job failed.', ''];
+  const key = (r) => JSON.stringify([r.engine, r.backend ?? null, r.mode ?? null, r.sweep, r.status, r.skip_reason]);
+  const rows = groupBy(skipped, key, by((r) => rank(ENGINE_ORDER, r.engine), (r) => r.engine, (r) => r.backend,
+    (r) => rank(MODE_ORDER, r.mode), (r) => r.mode, (r) => rank(SWEEPS, r.sweep), (r) => r.status, (r) => r.skip_reason))
+    .map(([, rs]) => ({ ...rs[0], count: rs.length }));
+  return [...md, ...table([
+    ['engine', (r) => r.engine],
+    ['backend', (r) => r.backend],
+    ['mode', (r) => r.mode],
+    ['sweep', (r) => r.sweep],
+    ['status', (r) => r.status],
+    ['reason', (r) => r.skip_reason],
+    ['records', (r) => r.count, 'r'],
+  ], rows)];
+}
+/** Records one horosvec-vs-competitor comparison; the losing ones are listed at the end. */
+function compared(out, ratio, loss) {
+  out.compared[loss.section] = (out.compared[loss.section] ?? 0) + 1;
+  if (ratio.loss) out.losses.push({ ...loss, ratio: ratio.text });
+}
+
+function lossesSection(losses, compared) {
+  const md = ['## Where horosvec loses', ''];
+  const sections = ['search', 'concurrency', 'build', 'writes'];
+  const counts = sections.map((s) => `${s} ${fmtInt(losses.filter((l) => l.section === s).length)} of ${fmtInt(compared[s] ?? 0)}`).join(', ');
+  md.push(`Comparisons in which a ${SUBJECT} mode is slower than a competitor: ${counts}.`, '');
+  if (!losses.length) return md;
+  // the sections' own order (their tables are sorted), sweep by sweep
+  const rows = losses.map((l, i) => ({ ...l, i })).sort(by((l) => rank(sections, l.section), (l) => l.i));
+  return [
+    ...md,
+    `Every comparison above in which a ${SUBJECT} mode is slower than a competitor (ratio below 1.00× before rounding, "≤"/"≥" when one side is a bound, or the target recall not reached).`,
+    '',
+    ...table([
+      ['sweep', (l) => l.section],
+      ['setting', (l) => l.setting],
+      [SUBJECT, (l) => l.subject],
+      ['competitor', (l) => l.competitor],
+      ['what', (l) => l.what],
+      ['ratio', (l) => l.ratio, 'r'],
+    ], rows),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering and main
+
+async function renderPlots(plots, dir) {
+  mkdirSync(dir, { recursive: true });
+  for (const { file, spec } of [...plots].sort((a, b) => cmpStr(a.file, b.file))) {
+    const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: 'none' });
+    const svg = await view.toSVG();
+    view.finalize();
+    writeFileSync(join(dir, file), `${svg}\n`);
+  }
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const records = loadRecords(opts.in);
+  const plotLink = relative(dirname(opts.out), opts.plots).split(sep).join('/');
+  const out = { plots: [], losses: [], compared: {}, link: (file) => (plotLink ? `${plotLink}/${file}` : file) };
+  const md = [
+    ...headerSection(opts),
+    ...contextSection(records),
+    ...searchSection(records, out),
+    ...concurrencySection(records, out),
+    ...buildSection(records, out),
+    ...writesSection(records, out),
+    ...openSection(records),
+    '## Dimension, size and metric sweeps; wasm vs native',
+    '',
+    ...keyedSweepSection({ sweep: 'dims', title: 'Dimension', field: 'dim', fieldTitle: 'dim', fmtField: text, plotFile: 'dims.svg', xScale: { type: 'log', base: 2, nice: false, padding: 16 } }, records, out),
+    ...keyedSweepSection({ sweep: 'sizes', title: 'Size', field: 'n', fieldTitle: 'n', fmtField: fmtInt, plotFile: 'sizes.svg', xScale: { type: 'log', nice: false, padding: 16 } }, records, out),
+    ...keyedSweepSection({ sweep: 'metrics', title: 'Metric', field: 'metric', fieldTitle: 'metric', fmtField: text }, records, out),
+    ...wasmSection(records),
+    ...skippedSection(records),
+    ...lossesSection(out.losses, out.compared),
+  ];
+  const names = out.plots.map((p) => p.file);
+  const dup = names.find((f, i) => names.indexOf(f) !== i);
+  if (dup) fail(`two plots would be written to ${dup}`);
+  await renderPlots(out.plots, opts.plots);
+  mkdirSync(dirname(opts.out), { recursive: true });
+  writeFileSync(opts.out, `${md.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`);
+  process.stdout.write(`wrote ${relative(ROOT, opts.out) || opts.out} and ${out.plots.length} plot(s) in ${relative(ROOT, opts.plots) || opts.plots}\n`);
+}
+
+await main();

@@ -1,0 +1,426 @@
+#!/usr/bin/env node
+// One job of the benchmark matrix, in its own process (bench/run.mjs starts one at a time):
+//
+//   node --expose-gc bench/worker.mjs --job '<json>'
+//
+// A job names a sweep kind, an engine, a mode, the data and the parameters; the records go to
+// stdout as JSON lines (each with its `sweep`), progress to stderr. Kinds:
+//
+//   search     build, then per ef: recall@k (sequential, every query), warm-up, a timing window
+//              (records `search`, plus one `build`); with `concurrency`, then the clients sweep at
+//              the smallest ef reaching recall 0.95 (records `concurrency`); with `open`, the open
+//              and first-query times of the saved index in fresh processes (records `open`).
+//              `as` relabels the search records (`dims`, `sizes`, `metrics`).
+//   build      build only (records `build`), e.g. with RAYON_NUM_THREADS=1.
+//   writes     single and batch inserts, updates and deletes per durability (records `writes`).
+//   wasm       the same horosvec index (native build, snapshot) searched by both backends.
+//   open-child (internal) one open + first query, timed, printed as JSON.
+import { execFileSync, execSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, readdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ENGINES, ensureDir } from './lib/engines.mjs';
+import { ROOT, loadDataset, groundTruth, recall, timeLoop, storageOf, common, rssMb, percentile } from './lib/protocol.mjs';
+
+const SELF = fileURLToPath(import.meta.url);
+const { values } = parseArgs({ options: { job: { type: 'string' } } });
+const job = JSON.parse(values.job);
+const log = (m) => process.stderr.write(`[${job.kind} ${job.engine ?? ''} ${job.mode ?? ''}] ${m}\n`);
+const emit = (r) => process.stdout.write(`${JSON.stringify(r)}\n`);
+const r4 = (x) => (x === null || x === undefined ? null : Number(Number(x).toFixed(4)));
+
+/** The fields every record of this job starts with. */
+function head(sweep, engine, info, extra = {}) {
+  return {
+    sweep,
+    status: 'ok',
+    engine: engine.name,
+    engine_version: info.version,
+    backend: engine.backend,
+    mode: job.mode,
+    kernel: info.kernel,
+    ...extra,
+  };
+}
+
+function skipped(sweep, engine, reason, extra = {}) {
+  emit({ sweep, status: 'skipped', skip_reason: reason, engine: engine?.name ?? job.engine, engine_version: null, backend: engine?.backend ?? null, mode: job.mode ?? null, dataset: job.dataset, metric: job.metric, ...extra, ...common() });
+}
+
+async function loadEngine(sweeps) {
+  const engine = ENGINES[job.engine];
+  if (engine === undefined) throw new Error(`unknown engine ${job.engine}`);
+  try {
+    const info = await engine.load();
+    return { engine, info };
+  } catch (e) {
+    for (const s of sweeps) skipped(s, engine, `does not load here: ${String(e.message ?? e).split('\n')[0]}`);
+    return null;
+  }
+}
+
+/** Recall over every query, one after another; `{ mean, min }`. */
+async function measureRecall(h, data, gt, k, ef) {
+  const res = [];
+  for (let i = 0; i < data.nq; i++) res.push(await h.search(data.views[i], k, ef));
+  return recall(res, gt, k, data.n);
+}
+
+/** `c` worker-thread clients, each with its own copy of the index from `file`. */
+async function threadClients(engine, open, data, k, ef, c, seconds) {
+  const shared = new SharedArrayBuffer(data.queries.byteLength);
+  new Float32Array(shared).set(data.queries);
+  const workers = [];
+  for (let i = 0; i < c; i++) {
+    const w = new Worker(join(ROOT, 'bench', 'lib', 'client.mjs'), {
+      workerData: { engine: job.engine, open, queries: shared, dim: data.dim, nq: data.nq, k, ef, seconds, offset: Math.floor((i * data.nq) / c) },
+    });
+    await new Promise((res, rej) => {
+      w.once('message', res);
+      w.once('error', rej);
+    });
+    workers.push(w);
+  }
+  const done = workers.map((w) => new Promise((res, rej) => {
+    w.once('message', res);
+    w.once('error', rej);
+  }));
+  for (const w of workers) w.postMessage('go');
+  const out = await Promise.all(done);
+  await Promise.all(workers.map((w) => w.terminate()));
+  const lat = out.flatMap((o) => o.lat).sort((a, b) => a - b);
+  const el = Math.max(...out.map((o) => o.elapsed));
+  return { qps: Number((lat.length / el).toFixed(2)), p50_ms: r4(percentile(lat, 0.5)), p99_ms: r4(percentile(lat, 0.99)), calls: lat.length, seconds: r4(el) };
+}
+
+function prepare(dataset, n, nq, metric, k) {
+  const data = loadDataset(dataset, { n, nq });
+  data.views = Array.from({ length: data.nq }, (_, i) => data.queries.subarray(i * data.dim, (i + 1) * data.dim));
+  const t0 = performance.now();
+  const gt = groundTruth(data, metric, k);
+  log(`ground truth: ${gt.source} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  return { data, gt };
+}
+
+const dataFields = (data, metric, k) => ({ dataset: data.name, n: data.n, nq: data.nq, dim: data.dim, metric, k });
+
+// ---- search (and concurrency, open) ------------------------------------------------------------
+
+async function search() {
+  const sweeps = [job.as ?? 'search', ...(job.concurrency ? ['concurrency'] : []), ...(job.as ? [] : ['build'])];
+  const le = await loadEngine(sweeps);
+  if (le === null) return;
+  const { engine, info } = le;
+  const why = engine.unsupported(job.metric, job.mode);
+  if (why) {
+    for (const s of sweeps) skipped(s, engine, why);
+    return;
+  }
+  const { data, gt } = prepare(job.dataset, job.n, job.nq, job.metric, job.k);
+  const dir = mkdtempSync(join(ensureDir(job.diskDir), `${job.engine}-`));
+  try {
+    log(`building over ${data.n} × ${data.dim} …`);
+    const rss0 = rssMb();
+    const h = await engine.build(data, job.metric, job.mode, job.params ?? {}, { dir });
+    const rssBuilt = rssMb();
+    const kernel = h.kernel ?? info.kernel;
+    const storage = job.mode.startsWith('segmented') || job.engine === 'sqlite-vec' ? storageOf(dir) : { storage: 'memory', storage_detail: 'in memory' };
+    const base = (sweep) => ({ ...head(sweep, engine, { ...info, kernel }), api: h.api ?? engine.api ?? null, ...storage, ...dataFields(data, job.metric, job.k), threads: h.threads, build_s: r4(h.build_s), insert_qps: Math.round(data.n / h.build_s), bytes_per_vector: h.bytesPerVector === null ? null : Number(h.bytesPerVector.toFixed(1)) });
+    log(`built in ${h.build_s.toFixed(1)} s`);
+    if (!job.as) emit({ ...base('build'), concurrency: 1, concurrency_model: 'sequential', params: h.params, rss_mb: rssBuilt, rss_build_delta_mb: r4(rssBuilt - rss0), ...common() });
+    const efs = engine.efs(job.mode) ? job.efs : [null];
+    const curve = [];
+    for (const ef of efs) {
+      const rec = await measureRecall(h, data, gt, job.k, ef);
+      const t = await timeLoop((i) => h.search(data.views[i], job.k, ef), { nq: data.nq, seconds: job.seconds, warmup: job.warmup });
+      const r = { ...base(job.as ?? 'search'), concurrency: 1, concurrency_model: 'sequential', params: { ...h.params, ...(ef === null ? {} : { ef }) }, recall_mean: rec.mean, recall_min: rec.min, ...t, rss_mb: rssMb(), ...common() };
+      curve.push({ ef, recall: rec.mean });
+      log(`ef ${ef}: recall ${rec.mean}, ${t.qps} QPS`);
+      emit(r);
+    }
+    if (job.concurrency) {
+      const pick = curve.find((c) => c.recall >= 0.95) ?? curve[curve.length - 1];
+      const ef = pick.ef;
+      const rec = await measureRecall(h, data, gt, job.k, ef);
+      const file = h.save ? await h.save(dir) : null;
+      for (const c of job.concurrency) {
+        let t;
+        let model;
+        if (h.async) {
+          model = 'async';
+          const call = h.searchAsync ?? h.search;
+          t = await timeLoop((i) => call(data.views[i], job.k, ef), { nq: data.nq, clients: c, seconds: job.seconds, warmup: job.warmup });
+        } else if (file !== null && engine.open) {
+          model = 'worker_threads';
+          t = await threadClients(engine, { file, metric: job.metric, mode: job.mode, dim: data.dim, params: h.params, ef }, data, job.k, ef, c, job.seconds);
+        } else {
+          skipped('concurrency', engine, 'synchronous search and no saved index for worker threads', { concurrency: c });
+          continue;
+        }
+        log(`clients ${c} (${model}): ${t.qps} QPS`);
+        emit({ ...base('concurrency'), concurrency: c, concurrency_model: model, params: { ...h.params, ...(ef === null ? {} : { ef }) }, recall_mean: rec.mean, recall_min: rec.min, ...t, rss_mb: rssMb(), ...common() });
+      }
+    }
+    if (job.open && engine.open) {
+      const file = job.mode.startsWith('segmented') ? dir : h.save ? await h.save(dir) : null;
+      await h.close();
+      if (file !== null) await openTimes(engine, info, data, file, storageOf(dir), h);
+    } else {
+      await h.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Open and first-query times of a saved index, each in a fresh process; cold runs drop the page cache first (root only). */
+async function openTimes(engine, info, data, file, storage, h) {
+  const q = Array.from(data.views[0]);
+  const runs = [];
+  const diskBytes = statSync(file).isDirectory() ? readdirSync(file).reduce((s, f) => s + statSync(join(file, f)).size, 0) : statSync(file).size;
+  for (const cold of [true, false]) {
+    for (let i = 0; i < job.opens; i++) {
+      if (cold) {
+        try {
+          execSync('sync; echo 3 > /proc/sys/vm/drop_caches', { stdio: 'ignore' });
+        } catch {
+          if (i === 0) skipped('open', engine, 'cannot drop the page cache (not root): no cold runs', { cold: true });
+          break;
+        }
+      }
+      const child = { kind: 'open-child', engine: job.engine, mode: job.mode, open: { file, metric: job.metric, mode: job.mode, dim: data.dim, params: h.params, ef: 64 }, q, k: job.k };
+      const out = execFileSync(process.execPath, ['--expose-gc', SELF, '--job', JSON.stringify(child)], { encoding: 'utf8' });
+      runs.push({ cold, ...JSON.parse(out) });
+    }
+  }
+  for (const cold of [true, false]) {
+    const rs = runs.filter((r) => r.cold === cold);
+    if (rs.length === 0) continue;
+    const med = (key) => {
+      const xs = rs.map((r) => r[key]).sort((a, b) => a - b);
+      return r4(xs[Math.floor(xs.length / 2)]);
+    };
+    emit({
+      ...head('open', engine, info),
+      ...storage,
+      ...dataFields(data, job.metric, job.k),
+      concurrency: 1,
+      concurrency_model: 'sequential',
+      threads: 1,
+      params: { ...h.params, ef: 64 },
+      cold,
+      open_method: job.mode.startsWith('segmented') ? 'Collection.open readOnly: maps the sealed segment files' : engine.openMethod,
+      runs: rs.length,
+      open_ms: med('open_ms'),
+      first_query_ms: med('first_query_ms'),
+      second_query_ms: med('second_query_ms'),
+      resident_bytes_per_vector: Number(((med('rss_delta_mb') * 2 ** 20) / data.n).toFixed(1)),
+      disk_bytes_per_vector: Number((diskBytes / data.n).toFixed(1)),
+      rss_mb: med('rss_mb'),
+      ...common(),
+    });
+  }
+}
+
+async function openChild() {
+  const engine = ENGINES[job.engine];
+  await engine.load();
+  const rss0 = rssMb();
+  const q = new Float32Array(job.q);
+  const t0 = performance.now();
+  let h;
+  if (job.mode.startsWith('segmented')) {
+    const hv = await import('horosvec');
+    const col = await hv.Collection.open(job.open.file, { readOnly: true });
+    h = { search: (v, k) => col.searchSync(v, { k, ef: 64 }), close: () => col.close() };
+  } else {
+    h = await engine.open(job.open);
+  }
+  const t1 = performance.now();
+  await h.search(q, job.k, 64);
+  const t2 = performance.now();
+  await h.search(q, job.k, 64);
+  const t3 = performance.now();
+  const rss = rssMb();
+  process.stdout.write(JSON.stringify({ open_ms: t1 - t0, first_query_ms: t2 - t1, second_query_ms: t3 - t2, rss_mb: rss, rss_delta_mb: rss - rss0 }));
+  await h.close();
+}
+
+// ---- build only --------------------------------------------------------------------------------
+
+async function buildOnly() {
+  const le = await loadEngine(['build']);
+  if (le === null) return;
+  const { engine, info } = le;
+  const data = loadDataset(job.dataset, { n: job.n, nq: 1 });
+  const dir = mkdtempSync(join(ensureDir(job.diskDir), `${job.engine}-`));
+  try {
+    const rss0 = rssMb();
+    const h = await engine.build(data, job.metric, job.mode, job.params ?? {}, { dir });
+    const rss = rssMb();
+    log(`built in ${h.build_s.toFixed(1)} s with ${h.threads} threads`);
+    emit({ ...head('build', engine, { ...info, kernel: h.kernel ?? info.kernel }), storage: 'memory', storage_detail: 'in memory', ...dataFields(data, job.metric, job.k), concurrency: 1, concurrency_model: 'sequential', threads: h.threads, params: h.params, build_s: r4(h.build_s), insert_qps: Math.round(data.n / h.build_s), bytes_per_vector: h.bytesPerVector === null ? null : Number(h.bytesPerVector.toFixed(1)), rss_mb: rss, rss_build_delta_mb: r4(rss - rss0), ...common() });
+    await h.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---- writes ------------------------------------------------------------------------------------
+
+/** Closed-loop timing of `op(i)` for at least `seconds` or `max` calls; ms per call. */
+async function timeOps(op, { clients = 1, seconds, max }) {
+  const lat = [];
+  let next = 0;
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  const client = async () => {
+    while (performance.now() < end && next < max) {
+      const i = next++;
+      const s = performance.now();
+      await op(i);
+      lat.push(performance.now() - s);
+    }
+  };
+  await Promise.all(Array.from({ length: clients }, client));
+  const el = (performance.now() - t0) / 1000;
+  lat.sort((a, b) => a - b);
+  return { ops: lat.length, seconds: r4(el), p50_ms: r4(percentile(lat, 0.5)), p99_ms: r4(percentile(lat, 0.99)) };
+}
+
+async function writes() {
+  const le = await loadEngine(['writes']);
+  if (le === null) return;
+  const { engine, info } = le;
+  const data = loadDataset(job.dataset, { n: job.n, nq: 1 });
+  const dim = data.dim;
+  const row = (i) => data.base.subarray((i % data.n) * dim, ((i % data.n) + 1) * dim);
+  const batch = job.batch;
+  for (const medium of job.media) {
+    const root = medium === 'tmpfs' ? '/dev/shm' : job.diskDir;
+    ensureDir(root);
+    const st = storageOf(root);
+    if (medium === 'tmpfs' && st.storage !== 'tmpfs') {
+      skipped('writes', engine, `/dev/shm is not a tmpfs here (${st.storage_detail})`);
+      continue;
+    }
+    for (const durability of job.durabilities) {
+      const dir = mkdtempSync(join(root, `hv-writes-${job.engine}-`));
+      try {
+        const w = await writer(engine, dir, dim, job.metric, durability);
+        const rec = (op, writers, b, t) => emit({ ...head('writes', engine, info), mode: w.mode, ...st, ...dataFields(data, job.metric, job.k), concurrency: writers, concurrency_model: writers === 1 ? 'sequential' : w.concurrentModel, threads: 1, params: {}, op, durability, writers, batch: b, ops_per_s: Number(((t.ops * b) / t.seconds).toFixed(1)), calls: t.ops, p50_ms: t.p50_ms, p99_ms: t.p99_ms, ...common() });
+        let nextId = 0;
+        // single-record inserts, awaited one by one
+        let t = await timeOps(() => w.insert([nextId++], 1), { seconds: job.seconds, max: job.maxOps });
+        rec('insert-single', 1, 1, t);
+        // the same with concurrent writers (group commit)
+        if (w.concurrentModel) {
+          t = await timeOps(() => w.insert([nextId++], 1), { clients: job.writers, seconds: job.seconds, max: job.maxOps * 4 });
+          rec('insert-single', job.writers, 1, t);
+        } else {
+          skipped('writes', engine, w.noConcurrency, { op: 'insert-single', durability, writers: job.writers, ...st });
+        }
+        t = await timeOps(() => {
+          const a = nextId;
+          nextId += batch;
+          return w.insert(Array.from({ length: batch }, (_, j) => a + j), batch);
+        }, { seconds: job.seconds, max: Math.ceil(job.maxOps / 10) });
+        rec('insert-batch', 1, batch, t);
+        const live = nextId;
+        t = await timeOps((i) => w.update(i % live), { seconds: job.seconds, max: Math.min(job.maxOps, live) });
+        rec('update', 1, 1, t);
+        t = await timeOps((i) => w.remove(i), { seconds: job.seconds, max: Math.min(job.maxOps, live) });
+        rec('delete', 1, 1, t);
+        await w.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  }
+
+  async function writer(e, dir, d, metric, durability) {
+    if (e.name === 'horosvec') {
+      const hv = await import('horosvec');
+      const col = await hv.Collection.open(join(dir, 'col'), { dim: d, metric, durability });
+      const vecs = (ids) => {
+        const v = new Float32Array(ids.length * d);
+        ids.forEach((id, j) => v.set(row(id), j * d));
+        return v;
+      };
+      return {
+        mode: 'durable-sqlite-wal',
+        concurrentModel: 'async',
+        insert: (ids) => col.add(ids, vecs(ids)),
+        update: (id) => col.upsert([id], row(id + 7)),
+        remove: (id) => col.delete([id]),
+        close: () => col.close(),
+      };
+    }
+    const sync = { full: 'FULL', normal: 'NORMAL', off: 'OFF' }[durability];
+    const db = e.openDb(join(dir, 'v.db'), d, metric, sync);
+    const ins = db.prepare('insert into v(rowid, embedding) values (?, ?)');
+    const del = db.prepare('delete from v where rowid = ?');
+    const insMany = db.transaction((ids) => {
+      for (const id of ids) ins.run(BigInt(id), row(id));
+    });
+    // vec0 updates: delete + insert in one transaction
+    const upd = db.transaction((id) => {
+      del.run(BigInt(id));
+      ins.run(BigInt(id), row(id + 7));
+    });
+    return {
+      mode: 'vec0-wal',
+      concurrentModel: null,
+      noConcurrency: 'better-sqlite3 is synchronous: one connection runs one write at a time (no group commit)',
+      insert: (ids) => insMany(ids),
+      update: (id) => upd(id),
+      remove: (id) => del.run(BigInt(id)),
+      close: () => db.close(),
+    };
+  }
+}
+
+// ---- wasm versus native ------------------------------------------------------------------------
+
+async function wasmVsNative() {
+  const native = ENGINES.horosvec;
+  const wasm = ENGINES['horosvec-wasm'];
+  let infoN;
+  let infoW;
+  try {
+    infoN = await native.load();
+    infoW = await wasm.load();
+  } catch (e) {
+    skipped('wasm', wasm, `does not load: ${e.message}`);
+    return;
+  }
+  const { data, gt } = prepare(job.dataset, job.n, job.nq, job.metric, job.k);
+  const dir = mkdtempSync(join(tmpdir(), 'hv-wasm-'));
+  try {
+    const h = await native.build(data, job.metric, job.mode, job.params ?? {}, { dir });
+    const file = await h.save(dir);
+    const hn = await native.open({ file });
+    const hw = await wasm.open({ file });
+    const efs = job.mode === 'exact' ? [null] : job.efs;
+    for (const [engine, info, hh] of [[native, infoN, hn], [wasm, infoW, hw]]) {
+      for (const ef of efs) {
+        const rec = await measureRecall(hh, data, gt, job.k, ef);
+        const t = await timeLoop((i) => hh.search(data.views[i], job.k, ef), { nq: data.nq, seconds: job.seconds, warmup: job.warmup });
+        log(`${engine.backend} ef ${ef}: recall ${rec.mean}, ${t.qps} QPS`);
+        emit({ ...head('wasm', engine, info), storage: 'memory', storage_detail: 'in memory (the same snapshot loaded by both backends)', ...dataFields(data, job.metric, job.k), concurrency: 1, concurrency_model: 'sequential', threads: 1, params: { ...h.params, ...(ef === null ? {} : { ef }) }, build_s: null, insert_qps: null, recall_mean: rec.mean, recall_min: rec.min, ...t, bytes_per_vector: Number((statSync(file).size / data.n).toFixed(1)), rss_mb: rssMb(), ...common() });
+      }
+      await hh.close();
+    }
+    await h.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const kinds = { search, build: buildOnly, writes, wasm: wasmVsNative, 'open-child': openChild };
+if (!kinds[job.kind]) throw new Error(`unknown job kind ${job.kind}`);
+await kinds[job.kind]();
+process.exit(0);

@@ -1,0 +1,92 @@
+// The benchmark matrix's smoke run: `npm run bench -- --quick` on a tiny prefix of the shipped
+// sample, every sweep and engine, into a temporary directory; then `npm run bench:report` over its
+// records. Checks that every sweep produced well-formed records and that no engine was dropped
+// silently (each is measured or skipped with a reason). Never checks speed.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SWEEPS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics', 'wasm'];
+const ENGINES = ['horosvec', 'hnswlib', 'usearch', 'sqlite-vec', 'orama'];
+const COMMON = ['sweep', 'status', 'engine', 'engine_version', 'backend', 'mode', 'dataset', 'git_rev', 'date', 'machine', 'node', 'command'];
+const MEASURED = ['kernel', 'storage', 'storage_detail', 'n', 'dim', 'metric', 'k', 'concurrency', 'concurrency_model', 'threads', 'params'];
+const SEARCH = ['build_s', 'insert_qps', 'recall_mean', 'recall_min', 'qps', 'p50_ms', 'p99_ms', 'bytes_per_vector', 'rss_mb'];
+
+type Rec = Record<string, unknown> & { sweep: string; status: string; engine: string };
+
+let dir: string;
+let run: ReturnType<typeof spawnSync>;
+const records: Rec[] = [];
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'hv-bench-quick-'));
+  run = spawnSync('npm', ['run', 'bench', '--', '--quick', '--out', join(dir, 'matrix'), '--disk-dir', join(ROOT, 'target', 'bench-tmp')], { cwd: ROOT, encoding: 'utf8' });
+  if (existsSync(join(dir, 'matrix'))) {
+    for (const f of readdirSync(join(dir, 'matrix'))) {
+      for (const line of readFileSync(join(dir, 'matrix', f), 'utf8').split('\n')) if (line.trim()) records.push(JSON.parse(line) as Rec);
+    }
+  }
+}, 280_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('npm run bench -- --quick', () => {
+  it('finishes without a failed job', () => {
+    expect(run.status, String(run.stderr).slice(-3000)).toBe(0);
+    expect(records.filter((r) => r.status === 'failed')).toEqual([]);
+  });
+
+  it('writes every sweep, each with measured records in its own file', () => {
+    for (const s of SWEEPS) {
+      const rs = records.filter((r) => r.sweep === s);
+      expect(rs.filter((r) => r.status === 'ok').length, s).toBeGreaterThan(0);
+      expect(existsSync(join(dir, 'matrix', `${s}.jsonl`))).toBe(true);
+    }
+  });
+
+  it('gives every record the protocol fields; a skipped one says why', () => {
+    for (const r of records) {
+      for (const f of COMMON) expect(r, `${r.sweep} ${r.engine}: ${f}`).toHaveProperty(f);
+      expect(['ok', 'skipped']).toContain(r.status);
+      if (r.status === 'skipped') {
+        expect(typeof r.skip_reason).toBe('string');
+        expect((r.skip_reason as string).length).toBeGreaterThan(5);
+        continue;
+      }
+      for (const f of MEASURED) expect(r, `${r.sweep} ${r.engine} ${r.mode}: ${f}`).toHaveProperty(f);
+      expect(['memory', 'tmpfs', 'ssd', 'rotational', 'unknown']).toContain(r.storage);
+      expect(String(r.mode)).not.toBe('');
+      if (['search', 'concurrency', 'dims', 'sizes', 'metrics'].includes(r.sweep)) {
+        for (const f of SEARCH) expect(r, `${r.sweep} ${r.engine} ${r.mode}: ${f}`).toHaveProperty(f);
+        expect(r.recall_mean as number).toBeGreaterThanOrEqual(0);
+        expect(r.recall_mean as number).toBeLessThanOrEqual(1);
+        expect(r.qps as number).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it('measures or skips, with a reason, every engine and every horosvec mode', () => {
+    for (const e of ENGINES) expect(records.some((r) => r.sweep === 'search' && r.engine === e), e).toBe(true);
+    const modes = new Set(records.filter((r) => r.sweep === 'search' && r.engine === 'horosvec' && r.status === 'ok').map((r) => `${r.backend} ${r.mode}`));
+    for (const m of ['native exact', 'native vamana-rabitq1', 'native vamana-rabitq4', 'native segmented-vamana-rabitq1', 'wasm vamana-rabitq1']) expect(modes, m).toContain(m);
+    // the exact engines are the recall control
+    for (const r of records.filter((x) => x.status === 'ok' && x.sweep === 'search' && ['exact', 'vec0-scan', 'brute-force'].includes(x.mode as string))) {
+      expect(r.recall_mean as number, `${r.engine} ${r.mode}`).toBeGreaterThanOrEqual(0.99);
+    }
+  });
+
+  it('turns the records into BENCHMARKS.md and SVG plots', () => {
+    const out = join(dir, 'BENCHMARKS.md');
+    const rep = spawnSync('npm', ['run', 'bench:report', '--', '--in', join(dir, 'matrix'), '--out', out, '--plots', join(dir, 'plots')], { cwd: ROOT, encoding: 'utf8' });
+    expect(rep.status, rep.stderr).toBe(0);
+    const md = readFileSync(out, 'utf8');
+    expect(md).toContain('npm run bench:report');
+    const svgs = readdirSync(join(dir, 'plots')).filter((f) => f.endsWith('.svg'));
+    expect(svgs.length).toBeGreaterThan(0);
+    for (const f of svgs) expect(readFileSync(join(dir, 'plots', f), 'utf8')).toContain('<svg');
+  });
+});
