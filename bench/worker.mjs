@@ -271,26 +271,6 @@ async function buildOnly() {
 
 // ---- writes ------------------------------------------------------------------------------------
 
-/** Closed-loop timing of `op(i)` for at least `seconds` or `max` calls; ms per call. */
-async function timeOps(op, { clients = 1, seconds, max }) {
-  const lat = [];
-  let next = 0;
-  const t0 = performance.now();
-  const end = t0 + seconds * 1000;
-  const client = async () => {
-    while (performance.now() < end && next < max) {
-      const i = next++;
-      const s = performance.now();
-      await op(i);
-      lat.push(performance.now() - s);
-    }
-  };
-  await Promise.all(Array.from({ length: clients }, client));
-  const el = (performance.now() - t0) / 1000;
-  lat.sort((a, b) => a - b);
-  return { ops: lat.length, seconds: r4(el), p50_ms: r4(percentile(lat, 0.5)), p99_ms: r4(percentile(lat, 0.99)) };
-}
-
 async function writes() {
   const le = await loadEngine(['writes']);
   if (le === null) return;
@@ -311,28 +291,28 @@ async function writes() {
       const dir = mkdtempSync(join(root, `hv-writes-${job.engine}-`));
       try {
         const w = await writer(engine, dir, dim, job.metric, durability);
-        const rec = (op, writers, b, t) => emit({ ...head('writes', engine, info), mode: w.mode, ...st, ...dataFields(data, job.metric, job.k), concurrency: writers, concurrency_model: writers === 1 ? 'sequential' : w.concurrentModel, threads: 1, params: {}, op, durability, writers, batch: b, ops_per_s: Number(((t.ops * b) / t.seconds).toFixed(1)), calls: t.ops, p50_ms: t.p50_ms, p99_ms: t.p99_ms, ...common() });
+        const rec = (op, writers, b, t) => emit({ ...head('writes', engine, info), mode: w.mode, ...st, ...dataFields(data, job.metric, job.k), concurrency: writers, concurrency_model: writers === 1 ? 'sequential' : w.concurrentModel, threads: 1, params: {}, op, durability, writers, batch: b, ops_per_s: Number(((t.calls * b) / t.seconds).toFixed(1)), calls: t.calls, p50_ms: t.p50_ms, p99_ms: t.p99_ms, ...common() });
         let nextId = 0;
         // single-record inserts, awaited one by one
-        let t = await timeOps(() => w.insert([nextId++], 1), { seconds: job.seconds, max: job.maxOps });
+        let t = await timeLoop(() => w.insert([nextId++], 1), { seconds: job.seconds, max: job.maxOps });
         rec('insert-single', 1, 1, t);
         // the same with concurrent writers (group commit)
         if (w.concurrentModel) {
-          t = await timeOps(() => w.insert([nextId++], 1), { clients: job.writers, seconds: job.seconds, max: job.maxOps * 4 });
+          t = await timeLoop(() => w.insert([nextId++], 1), { clients: job.writers, seconds: job.seconds, max: job.maxOps * 4 });
           rec('insert-single', job.writers, 1, t);
         } else {
           skipped('writes', engine, w.noConcurrency, { op: 'insert-single', durability, writers: job.writers, ...st });
         }
-        t = await timeOps(() => {
+        t = await timeLoop(() => {
           const a = nextId;
           nextId += batch;
           return w.insert(Array.from({ length: batch }, (_, j) => a + j), batch);
         }, { seconds: job.seconds, max: Math.ceil(job.maxOps / 10) });
         rec('insert-batch', 1, batch, t);
         const live = nextId;
-        t = await timeOps((i) => w.update(i % live), { seconds: job.seconds, max: Math.min(job.maxOps, live) });
+        t = await timeLoop((i) => w.update(i % live), { seconds: job.seconds, max: Math.min(job.maxOps, live) });
         rec('update', 1, 1, t);
-        t = await timeOps((i) => w.remove(i), { seconds: job.seconds, max: Math.min(job.maxOps, live) });
+        t = await timeLoop((i) => w.remove(i), { seconds: job.seconds, max: Math.min(job.maxOps, live) });
         rec('delete', 1, 1, t);
         await w.close();
       } finally {

@@ -87,18 +87,18 @@ export function percentile(sorted, p) {
 const round = (x, d = 4) => (x === null || x === undefined ? null : Number(x.toFixed(d)));
 
 /**
- * Closed-loop timing of `one(i)` (sync or async; `i` the query index, cycling over `nq`) with
- * `clients` concurrent clients, after `warmup` untimed calls, for at least `seconds`. Latency per
- * call in ms. `{ qps, p50_ms, p99_ms, calls, seconds }`.
+ * Closed-loop timing of `one(i)` (sync or async; `i` counts the calls, modulo `nq` when given)
+ * with `clients` concurrent clients, after `warmup` untimed calls, for at least `seconds` or until
+ * `max` calls. Latency per call in ms. `{ qps, p50_ms, p99_ms, calls, seconds }`.
  */
-export async function timeLoop(one, { nq, clients = 1, seconds = 3, warmup = 50 }) {
+export async function timeLoop(one, { nq = Infinity, clients = 1, seconds = 3, warmup = 0, max = Infinity }) {
   for (let i = 0; i < warmup; i++) await one(i % nq);
   const lat = [];
   let next = 0;
   const t0 = performance.now();
   const end = t0 + seconds * 1000;
   const client = async () => {
-    while (performance.now() < end) {
+    while (performance.now() < end && next < max) {
       const i = next++ % nq;
       const s = performance.now();
       await one(i);
