@@ -12,7 +12,7 @@
 // absent), --n N (base prefix), --nq N (queries), --k K, --seconds S (timing window), --efs LIST,
 // --sweeps LIST (search,build,writes,dims,sizes,metrics,wasm; `search` includes concurrency and
 // open), --engines LIST, --out DIR (default bench-results/matrix; files of the sweeps run are
-// replaced), --disk-dir DIR (where on-disk engines write; default target/bench-tmp), --dry-run.
+// replaced unless --append), --disk-dir DIR (where on-disk engines write; default target/bench-tmp), --dry-run.
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -34,6 +34,7 @@ const { values } = parseArgs({
     out: { type: 'string' },
     'disk-dir': { type: 'string' },
     'dry-run': { type: 'boolean', default: false },
+    append: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -76,7 +77,9 @@ const MODES = {
   orama: ['brute-force'],
 };
 const ANN = ['horosvec', 'hnswlib', 'usearch'];
-const annMode = (e, m) => (e === 'horosvec' ? (m === 'l1' ? 'vamana-exact' : 'vamana-rabitq1') : 'hnsw');
+// the dimension, size and metric sweeps measure horosvec as a user gets it: the code width it
+// picks by dimension (the records carry the resolved mode)
+const annMode = (e, m) => (e === 'horosvec' ? (m === 'l1' ? 'vamana-exact' : 'vamana') : 'hnsw');
 const command = `npm run bench --${process.argv.slice(2).map((a) => ` ${a}`).join('')}`;
 
 const jobs = [];
@@ -133,7 +136,7 @@ const touched = new Set();
 const file = (sweep) => {
   const f = join(out, `${sweep}.jsonl`);
   if (!touched.has(sweep)) {
-    writeFileSync(f, '');
+    if (!values.append) writeFileSync(f, '');
     touched.add(sweep);
   }
   return f;

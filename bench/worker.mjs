@@ -40,7 +40,8 @@ function head(sweep, engine, info, extra = {}) {
     engine: engine.name,
     engine_version: info.version,
     backend: engine.backend,
-    mode: job.mode,
+    // the code path the engine reports (horosvec's `vamana` resolves to `vamana-rabitq<bits>`)
+    mode: info.mode ?? job.mode,
     kernel: info.kernel,
     ...extra,
   };
@@ -128,7 +129,7 @@ async function search() {
     const rssBuilt = rssMb();
     const kernel = h.kernel ?? info.kernel;
     const storage = job.mode.startsWith('segmented') || job.engine === 'sqlite-vec' ? storageOf(dir) : { storage: 'memory', storage_detail: 'in memory' };
-    const base = (sweep) => ({ ...head(sweep, engine, { ...info, kernel }), api: h.api ?? engine.api ?? null, ...storage, ...dataFields(data, job.metric, job.k), threads: h.threads, build_s: r4(h.build_s), insert_qps: Math.round(data.n / h.build_s), bytes_per_vector: h.bytesPerVector === null ? null : Number(h.bytesPerVector.toFixed(1)) });
+    const base = (sweep) => ({ ...head(sweep, engine, { ...info, kernel, mode: h.mode }), api: h.api ?? engine.api ?? null, ...storage, ...dataFields(data, job.metric, job.k), threads: h.threads, build_s: r4(h.build_s), insert_qps: Math.round(data.n / h.build_s), bytes_per_vector: h.bytesPerVector === null ? null : Number(h.bytesPerVector.toFixed(1)) });
     log(`built in ${h.build_s.toFixed(1)} s`);
     if (!job.as) emit({ ...base('build'), concurrency: 1, concurrency_model: 'sequential', params: h.params, rss_mb: rssBuilt, rss_build_delta_mb: r4(rssBuilt - rss0), ...common() });
     const efs = engine.efs(job.mode) ? job.efs : [null];
@@ -145,7 +146,8 @@ async function search() {
       const pick = curve.find((c) => c.recall >= 0.95) ?? curve[curve.length - 1];
       const ef = pick.ef;
       const rec = await measureRecall(h, data, gt, job.k, ef);
-      const file = h.save ? await h.save(dir) : null;
+      // worker-thread clients open the saved index (async engines share this one)
+      const file = !h.async && h.save ? await h.save(dir) : null;
       for (const c of job.concurrency) {
         let t;
         let model;

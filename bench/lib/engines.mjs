@@ -23,7 +23,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkgVersion = (name) => JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
 const ids = (n, at = 0) => Array.from({ length: n }, (_, i) => at + i);
 const fileSize = (p) => statSync(p).size;
-const dirSize = (d) => readdirSync(d).reduce((s, f) => s + statSync(join(d, f)).size, 0);
+const dirSize = (d, keep = () => true) => readdirSync(d).filter(keep).reduce((s, f) => s + statSync(join(d, f)).size, 0);
 
 // ---- horosvec (native and wasm) ----------------------------------------------------------------
 
@@ -34,7 +34,7 @@ function horosvec(backend) {
   return {
     name: 'horosvec',
     backend,
-    modes: backend === 'native' ? ['exact', 'vamana-rabitq1', 'vamana-rabitq4', 'segmented-vamana-rabitq1'] : ['exact', 'vamana-rabitq1'],
+    modes: backend === 'native' ? ['exact', 'vamana', 'vamana-rabitq1', 'vamana-rabitq4', 'vamana-exact', 'segmented-vamana-rabitq1'] : ['exact', 'vamana', 'vamana-rabitq1'],
     async load() {
       hv = backend === 'native' ? await import('horosvec') : await import('horosvec/wasm');
       return { version: hv.version, kernel: hv.kernel };
@@ -43,8 +43,10 @@ function horosvec(backend) {
     openMethod: 'Collection.fromBytes: reads and decodes the whole snapshot',
     efs: (mode) => mode !== 'exact',
     async build(data, metric, mode, params, ctx) {
+      // vamana: the code width horosvec picks by dimension (the record carries the resolved mode);
       // vamana-exact: the graph walked with exact distances (l1, which RaBitQ does not serve)
-      const p = mode === 'exact' ? {} : { ...VAMANA, ...(mode === 'vamana-exact' ? {} : { bits: mode.endsWith('rabitq4') ? 4 : 1 }), ...params };
+      const bits = { 'vamana-rabitq1': 1, 'vamana-rabitq4': 4, 'segmented-vamana-rabitq1': 1 }[mode];
+      const p = mode === 'exact' ? {} : { ...VAMANA, ...(bits ? { bits } : {}), ...params };
       const t0 = performance.now();
       let col;
       if (mode === 'segmented-vamana-rabitq1') {
@@ -62,16 +64,18 @@ function horosvec(backend) {
       const build_s = (performance.now() - t0) / 1000;
       const s = col.stats();
       const expect = mode === 'exact' ? 'exact' : mode.replace('segmented-', '');
-      if (!s.mode.endsWith(expect)) throw new Error(`asked for mode ${mode}, the collection reports ${s.mode}`);
+      if (!s.mode.endsWith(expect) && !(mode === 'vamana' && s.mode.startsWith('vamana-'))) throw new Error(`asked for mode ${mode}, the collection reports ${s.mode}`);
       const exact = mode === 'exact';
       const native = backend === 'native';
       return {
         build_s,
-        params: p,
+        params: mode === 'vamana' ? { ...p, bits: 'auto' } : p,
         threads: s.threads,
         kernel: s.kernel,
         mode: s.mode,
-        bytesPerVector: mode === 'segmented-vamana-rabitq1' ? dirSize(ctx.dir) / data.n : s.vectorBytes / data.n + s.indexBytesPerVector,
+        // on disk: the segment files and the database (its WAL left out: checkpointed at close);
+        // in memory: the rows plus what the walk reads (codes, factors, adjacency)
+        bytesPerVector: mode === 'segmented-vamana-rabitq1' ? dirSize(ctx.dir, (f) => !/-(wal|shm)$/.test(f)) / data.n : s.vectorBytes / data.n + s.indexBytesPerVector,
         // one client: searchSync, on the caller's thread like the competitors' calls; concurrent
         // clients (native): the Promise search, which runs on worker threads
         async: native,
