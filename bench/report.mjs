@@ -13,10 +13,13 @@
 // Conventions used throughout:
 // - A "series" is one engine / backend / mode / parameter set (the search sweep leaves `ef` out of
 //   it: the ef values are the points of the series).
-// - Ratios are horosvec speed / competitor speed (QPS, ops/s, or the inverse of build time):
-//   above 1 horosvec is faster, below 1 it is slower ("Where horosvec loses" lists the latter).
+// - Ratios are horosvec speed / competitor speed (QPS, ops/s, or the inverse of build, open or
+//   first-query time): above 1 horosvec is faster, below 1 it is slower ("Where horosvec loses"
+//   lists the latter).
 // - ANN modes are compared with the competitors' ANN modes and exact modes (`EXACT_MODES`) with
-//   their exact modes.
+//   their exact modes. Any horosvec mode is a subject (the dims/sizes/metrics sweeps may carry the
+//   code width horosvec picks by dimension, e.g. vamana-rabitq4); modes not in MODE_ORDER sort
+//   after the known ones, by name.
 import { readFileSync, readdirSync, writeFileSync, mkdirSync, statSync } from 'node:fs';
 import { join, dirname, resolve, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,18 +32,24 @@ const DEFAULTS = { in: 'bench-results/matrix', out: 'BENCHMARKS.md', plots: 'ben
 const SWEEPS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics', 'wasm'];
 const ENGINE_ORDER = ['horosvec', 'hnswlib', 'usearch', 'sqlite-vec', 'orama'];
 const BACKEND_ORDER = ['native', 'wasm', 'js'];
-const MODE_ORDER = ['exact', 'vamana-rabitq1', 'vamana-rabitq4', 'segmented-vamana-rabitq1', 'vamana-exact', 'hnsw', 'vec0-scan', 'brute-force'];
+const MODE_ORDER = [
+  'exact', 'vamana', 'vamana-rabitq1', 'vamana-rabitq2', 'vamana-rabitq4', 'vamana-rabitq8',
+  'segmented-vamana-rabitq1', 'segmented-vamana-rabitq2', 'segmented-vamana-rabitq4', 'segmented-vamana-rabitq8',
+  'vamana-exact', 'hnsw', 'vec0-scan', 'brute-force',
+];
 const METRIC_ORDER = ['l2', 'cosine', 'ip', 'l1'];
 const OP_ORDER = ['insert-single', 'insert-batch', 'update', 'delete'];
 const DURABILITY_ORDER = ['full', 'normal', 'off'];
 const EXACT_MODES = new Set(['exact', 'vec0-scan', 'brute-force']);
 
 const SUBJECT = 'horosvec';
-const SEARCH_COMPETITORS = ['hnswlib', 'usearch'];
+const SEARCH_COMPETITORS = ['hnswlib', 'usearch']; // also the competitors of the dims/sizes/metrics and open sweeps
 const TARGETS = [0.9, 0.95, 0.99];
 const HEADLINE_CLIENTS = [1, 4];
 const RECALL_MATCH = 0.02; // concurrency records compare only when their recall_mean differ by at most this
 const PLOT_TARGET = 0.95; // the recall at which dims.svg and sizes.svg plot QPS
+// the sections whose comparisons "Where horosvec loses" counts and lists, in the document's order
+const LOSS_SECTIONS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics'];
 const DASH = '—';
 
 // ---------------------------------------------------------------------------------------------
@@ -341,6 +350,29 @@ function speedRatio(hSpeed, cSpeed) {
   return { text: fmtRatio(value), value, loss: value < 1 };
 }
 
+const RATIO_LEGEND = '∞: the competitor does not reach the target; "not reached": horosvec does not; ≥ / ≤: one side is a lower bound; ?: both are.';
+
+/**
+ * The "horosvec / `engine`" cell of series `s` (which carries `targets`, QPS at TARGETS): the
+ * ratios at every target against each of that engine's series among `series`, each comparison
+ * recorded in `out` under `section`; '' on a competitor's row, DASH when the engine has no series.
+ */
+function targetRatioCell(s, series, engine, out, section, setName) {
+  if (s.engine !== SUBJECT) return '';
+  const comps = competitorsOf(s, series, [engine]);
+  if (!comps.length) return DASH;
+  return comps.map((c) => {
+    const ratios = TARGETS.map((t, i) => {
+      const r = targetRatio(s.targets[i], c.targets[i]);
+      compared(out, r, { section, setting: setName, subject: fullLabel(s), competitor: fullLabel(c), what: `QPS at recall ${t.toFixed(2)}` });
+      return r.text;
+    }).join(' / ');
+    return comps.length > 1 ? `${c.mode}${c.params ? ` (${c.params})` : ''}: ${ratios}` : ratios;
+  }).join('<br>');
+}
+
+const ratioTitle = (engine) => `${SUBJECT} / ${engine} (${TARGETS.map((t) => t.toFixed(2)).join(' / ')})`;
+
 // ---------------------------------------------------------------------------------------------
 // Plots: vega-lite specs, rendered later by renderPlots()
 
@@ -404,7 +436,7 @@ function headerSection(opts) {
     '',
     'How to read it:',
     '',
-    '- Ratios are horosvec speed / competitor speed (QPS, ops/s, or 1 / build time): above 1.00× horosvec is faster.',
+    '- Ratios are horosvec speed / competitor speed (QPS, ops/s, or 1 / build, open or first-query time): above 1.00× horosvec is faster.',
     `- QPS at a target recall interpolates log(QPS) linearly in recall between the two ef points that bracket the target; "≥ x": the lowest-recall point is already above the target (x is its QPS, a lower bound); "not reached": no point reaches it. Exact modes (${[...EXACT_MODES].join(', ')}) have recall 1: their QPS is shown as is.`,
     '- ANN modes are compared with the competitors\' ANN modes, exact modes with their exact modes.',
     `- Concurrency comparisons require recall_mean within ${RECALL_MATCH} of each other.`,
@@ -486,19 +518,6 @@ function searchSet(records, out) {
   const setName = `${setText(first, ['dataset', 'n', 'metric', 'k'])} · ${clientsOf(first)} client${clientsOf(first) === 1 ? '' : 's'}`;
   const series = seriesList(records, ['ef']);
   for (const s of series) s.targets = TARGETS.map((t) => qpsAtRecall(s.records, t, isExact(s.mode)));
-  const ratioCell = (s, engine) => {
-    if (s.engine !== SUBJECT) return '';
-    const comps = competitorsOf(s, series, [engine]);
-    if (!comps.length) return DASH;
-    return comps.map((c) => {
-      const ratios = TARGETS.map((t, i) => {
-        const r = targetRatio(s.targets[i], c.targets[i]);
-        compared(out, r, { section: 'search', setting: setName, subject: fullLabel(s), competitor: fullLabel(c), what: `QPS at recall ${t.toFixed(2)}` });
-        return r.text;
-      }).join(' / ');
-      return comps.length > 1 ? `${c.mode}${c.params ? ` (${c.params})` : ''}: ${ratios}` : ratios;
-    }).join('<br>');
-  };
   const md = [`#### ${setName}`, ''];
   md.push(...table([
     ['engine', (s) => s.engine],
@@ -508,17 +527,19 @@ function searchSet(records, out) {
     ...TARGETS.map((t, i) => [`QPS @${t.toFixed(2)}`, (s) => fmtAtRecall(s.targets[i]), 'r']),
     ['build_s', (s) => fmtSeconds(median(s.records.map((r) => r.build_s))), 'r'],
     ['bytes/vector', (s) => fmtBytes(median(s.records.map((r) => r.bytes_per_vector))), 'r'],
-    ...SEARCH_COMPETITORS.map((e) => [`${SUBJECT} / ${e} (${TARGETS.map((t) => t.toFixed(2)).join(' / ')})`, (s) => ratioCell(s, e), 'r']),
+    ...SEARCH_COMPETITORS.map((e) => [ratioTitle(e), (s) => targetRatioCell(s, series, e, out, 'search', setName), 'r']),
   ], series));
-  md.push('∞: the competitor does not reach the target; "not reached": horosvec does not; ≥ / ≤: one side is a lower bound; ?: both are.', '');
+  md.push(RATIO_LEGEND, '');
   for (const s of series) md.push(...searchSeriesTable(s));
   return md;
 }
 
 function searchSeriesTable(s) {
   const rs = s.records;
+  const apis = uniq(rs.map((r) => r.api));
   const meta = [
     `version ${uniq(rs.map((r) => r.engine_version)).join(', ') || DASH}`,
+    ...(apis.length ? [`api ${apis.join(', ')}`] : []),
     `kernel ${uniq(rs.map((r) => r.kernel)).join(', ') || DASH}`,
     `threads ${uniq(rs.map((r) => r.threads)).join(', ') || DASH}`,
     `${uniq(rs.map((r) => r.concurrency_model)).join(', ') || DASH}`,
@@ -594,6 +615,7 @@ function concurrencySet(records, out) {
     ['mode', (x) => x.s.mode],
     ['params', (x) => x.s.params],
     ['model', (x) => x.r.concurrency_model],
+    ...(uniq(rows.map((x) => x.r.api)).length ? [['api', (x) => x.r.api]] : []),
     ['clients', (x) => clientsOf(x.r), 'r'],
     ['recall_mean', (x) => fmtRecall(x.r.recall_mean), 'r'],
     ['QPS', (x) => fmtQps(x.r.qps), 'r'],
@@ -815,32 +837,76 @@ function writesPlot(records) {
 
 // --- open -------------------------------------------------------------------------------------
 
-function openSection(records) {
+const coldText = (r) => (r.cold === true ? 'cold' : r.cold === false ? 'warm' : `cold ${DASH}`);
+
+function openSection(records, out) {
   const ok = records.filter((r) => r.sweep === 'open' && r.status === 'ok');
   const md = ['## Open and memory', ''];
   if (!ok.length) return [...md, 'No open records.', ''];
   const rows = [...ok].sort(total((a, b) => by((r) => r.dataset, (r) => r.n)(a, b)
     || seriesCmp(seriesOf(a), seriesOf(b)) || by((r) => r.storage, (r) => r.cold, (r) => r.open_ms)(a, b)));
-  return [...md, ...table([
+  md.push(...table([
     ['dataset', (r) => r.dataset],
     ['n', (r) => fmtInt(r.n), 'r'],
     ['engine', (r) => r.engine],
     ['backend', (r) => r.backend],
     ['mode', (r) => r.mode],
+    ['open method', (r) => r.open_method],
     ['storage', (r) => r.storage],
     ['cold', (r) => fmtBool(r.cold)],
     ['open ms', (r) => fmtMs(r.open_ms), 'r'],
     ['first query ms', (r) => fmtMs(r.first_query_ms), 'r'],
     ['resident bytes/vector', (r) => fmtBytes(r.resident_bytes_per_vector), 'r'],
     ['disk bytes/vector', (r) => fmtBytes(r.disk_bytes_per_vector), 'r'],
-  ], rows)];
+  ], rows));
+  return [...md, ...openComparison(rows, out)];
+}
+
+/** Every horosvec open record against the competitors' of the same dataset, n, storage and cold flag. */
+function openComparison(rows, out) {
+  const caseKey = (r) => JSON.stringify([r.dataset, r.n, r.storage, r.cold]);
+  const caseCmp = by((r) => r.dataset, (r) => r.n, (r) => r.storage, (r) => r.cold);
+  const pairs = [];
+  for (const h of rows.filter((r) => r.engine === SUBJECT)) {
+    for (const c of rows.filter((r) => SEARCH_COMPETITORS.includes(r.engine) && caseKey(r) === caseKey(h))) pairs.push({ h, c });
+  }
+  if (!pairs.length) return [];
+  pairs.sort((a, b) => caseCmp(a.h, b.h) || seriesCmp(seriesOf(a.h), seriesOf(b.h)) || seriesCmp(seriesOf(a.c), seriesOf(b.c))
+    || codeUnitCmp(canonicalJson(a.h), canonicalJson(b.h)) || codeUnitCmp(canonicalJson(a.c), canonicalJson(b.c)));
+  for (const x of pairs) {
+    const setting = `${setText(x.h, ['dataset', 'n'])} · ${text(x.h.storage)} · ${coldText(x.h)}`;
+    const loss = { section: 'open', setting, subject: fullLabel(seriesOf(x.h)), competitor: fullLabel(seriesOf(x.c)) };
+    x.open = speedRatio(1 / x.h.open_ms, 1 / x.c.open_ms);
+    compared(out, x.open, { ...loss, what: `open_ms (${fmtMs(x.h.open_ms)} ms vs ${fmtMs(x.c.open_ms)} ms)` });
+    x.first = speedRatio(1 / x.h.first_query_ms, 1 / x.c.first_query_ms);
+    compared(out, x.first, { ...loss, what: `first_query_ms (${fmtMs(x.h.first_query_ms)} ms vs ${fmtMs(x.c.first_query_ms)} ms)` });
+  }
+  return [
+    `Open, ${SUBJECT} / competitor (same dataset, n, storage and cold flag; competitor ms / ${SUBJECT} ms, so above 1.00× ${SUBJECT} is faster; the open methods differ, see the table above):`,
+    '',
+    ...table([
+      ['data', (x) => setText(x.h, ['dataset', 'n'])],
+      ['storage', (x) => x.h.storage],
+      ['cold', (x) => fmtBool(x.h.cold)],
+      [SUBJECT, (x) => fullLabel(seriesOf(x.h))],
+      ['competitor', (x) => fullLabel(seriesOf(x.c))],
+      [`${SUBJECT} open ms`, (x) => fmtMs(x.h.open_ms), 'r'],
+      ['competitor open ms', (x) => fmtMs(x.c.open_ms), 'r'],
+      ['open ratio', (x) => x.open.text, 'r'],
+      [`${SUBJECT} first query ms`, (x) => fmtMs(x.h.first_query_ms), 'r'],
+      ['competitor first query ms', (x) => fmtMs(x.c.first_query_ms), 'r'],
+      ['first query ratio', (x) => x.first.text, 'r'],
+    ], pairs),
+  ];
 }
 
 // --- dims, sizes, metrics, wasm -----------------------------------------------------------------
 
 /**
  * A sweep over one field (dim, n, metric): per value and series, QPS at the target recalls (the
- * records carry an ef sweep), then every point; optionally a plot of QPS at PLOT_TARGET and build time.
+ * records carry an ef sweep) and every horosvec series / the hnswlib and usearch series of the same
+ * setting (dataset, n, dim, metric, k) at those targets, then every point; optionally a plot of QPS
+ * at PLOT_TARGET and build time.
  */
 function keyedSweepSection({ sweep, title, field, fieldTitle, fmtField, plotFile, xScale }, records, out) {
   const ok = records.filter((r) => r.sweep === sweep && r.status === 'ok');
@@ -859,6 +925,15 @@ function keyedSweepSection({ sweep, title, field, fieldTitle, fmtField, plotFile
       plotValue: qpsAtRecall(rs, PLOT_TARGET, isExact(rs[0].mode)),
       build_s: median(rs.map((r) => r.build_s)),
     }));
+  const settingFields = ['dataset', 'n', 'dim', 'metric', 'k'];
+  const settingKey = (g) => JSON.stringify(settingFields.map((f) => g.first[f] ?? null));
+  const settings = new Map();
+  for (const g of groups) {
+    if (!settings.has(settingKey(g))) settings.set(settingKey(g), []);
+    settings.get(settingKey(g)).push(g);
+  }
+  const ratioCol = (engine) => [ratioTitle(engine),
+    (g) => targetRatioCell(g, settings.get(settingKey(g)), engine, out, sweep, setText(g.first, settingFields)), 'r'];
   if (plotFile) {
     out.plots.push({ file: plotFile, spec: keyedSweepPlot(groups, ok, field, fieldTitle, xScale) });
     md.push(`![${title}](${out.link(plotFile)})`, '');
@@ -874,7 +949,9 @@ function keyedSweepSection({ sweep, title, field, fieldTitle, fmtField, plotFile
     ...otherCols,
     ...TARGETS.map((t, i) => [`QPS @${t.toFixed(2)}`, (g) => fmtAtRecall(g.targets[i]), 'r']),
     ['build_s', (g) => fmtSeconds(g.build_s), 'r'],
+    ...SEARCH_COMPETITORS.map(ratioCol),
   ], groups));
+  md.push(RATIO_LEGEND, '');
   const points = groups.flatMap((g) => [...g.records].sort(total(by((r) => r.params?.ef, (r) => r.recall_mean))).map((r) => ({ g, r })));
   md.push('Every point:', '', ...table([
     [fieldTitle, (x) => fmtField(x.r[field]), field === 'metric' ? undefined : 'r'],
@@ -1012,7 +1089,7 @@ function compared(out, ratio, loss) {
 
 function lossesSection(losses, compared) {
   const md = ['## Where horosvec loses', ''];
-  const sections = ['search', 'concurrency', 'build', 'writes'];
+  const sections = LOSS_SECTIONS;
   const counts = sections.map((s) => `${s} ${fmtInt(losses.filter((l) => l.section === s).length)} of ${fmtInt(compared[s] ?? 0)}`).join(', ');
   md.push(`Comparisons in which a ${SUBJECT} mode is slower than a competitor: ${counts}.`, '');
   if (!losses.length) return md;
@@ -1058,7 +1135,7 @@ async function main() {
     ...concurrencySection(records, out),
     ...buildSection(records, out),
     ...writesSection(records, out),
-    ...openSection(records),
+    ...openSection(records, out),
     '## Dimension, size and metric sweeps; wasm vs native',
     '',
     ...keyedSweepSection({ sweep: 'dims', title: 'Dimension', field: 'dim', fieldTitle: 'dim', fmtField: text, plotFile: 'dims.svg', xScale: { type: 'log', base: 2, nice: false, padding: 16 } }, records, out),
