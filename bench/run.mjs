@@ -20,7 +20,15 @@ import { parseArgs } from 'node:util';
 import { ROOT, DATASETS, datasetAvailable, common } from './lib/protocol.mjs';
 import { ENGINES } from './lib/engines.mjs';
 
-const { values } = parseArgs({
+/** A usage error: one line on stderr, exit 2 (no stack trace). */
+function usage(msg) {
+  process.stderr.write(`bench: ${msg}\nusage: npm run bench -- [--quick] [--dataset NAME] [--n N] [--nq N] [--k K] [--seconds S] [--efs LIST] [--sweeps LIST] [--engines LIST] [--out DIR] [--disk-dir DIR] [--append] [--dry-run] (--help for more)\n`);
+  process.exit(2);
+}
+
+let values;
+try {
+  ({ values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     dataset: { type: 'string' },
@@ -37,7 +45,10 @@ const { values } = parseArgs({
     append: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
-});
+  }));
+} catch (e) {
+  usage(e.message);
+}
 if (values.help) {
   process.stdout.write(`${(await import('node:fs')).readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(1, 18).map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
   process.exit(0);
@@ -47,20 +58,27 @@ const SWEEPS = ['search', 'build', 'writes', 'dims', 'sizes', 'metrics', 'wasm']
 const quick = values.quick;
 const list = (s) => s.split(',').map((x) => x.trim()).filter(Boolean);
 const sweeps = values.sweeps ? list(values.sweeps) : SWEEPS;
-for (const s of sweeps) if (!SWEEPS.includes(s)) throw new Error(`unknown sweep ${s} (one of ${SWEEPS.join(', ')})`);
+for (const s of sweeps) if (!SWEEPS.includes(s)) usage(`unknown sweep ${s} (one of ${SWEEPS.join(', ')})`);
 const engines = values.engines ? list(values.engines) : Object.keys(ENGINES);
-for (const e of engines) if (!ENGINES[e]) throw new Error(`unknown engine ${e} (one of ${Object.keys(ENGINES).join(', ')})`);
+for (const e of engines) if (!ENGINES[e]) usage(`unknown engine ${e} (one of ${Object.keys(ENGINES).join(', ')})`);
 const dataset = values.dataset ?? (quick || !datasetAvailable('minilm384') ? 'sample' : 'minilm384');
-if (!datasetAvailable(dataset)) throw new Error(`dataset ${dataset} is not present (${DATASETS[dataset]?.dir})`);
-const num = (v, d) => (v === undefined ? d : Number(v));
+if (!DATASETS[dataset]) usage(`unknown dataset ${dataset} (one of ${Object.keys(DATASETS).join(', ')})`);
+if (!datasetAvailable(dataset)) usage(`dataset ${dataset} is not present (${DATASETS[dataset].dir}; see ../shared/data/README.md)`);
+/** `v` as a number ≥ `min` (integer unless `real`), `d` when absent. */
+function num(v, d, { min = 1, real = false, name } = {}) {
+  if (v === undefined) return d;
+  const x = Number(v);
+  if (!Number.isFinite(x) || x < min || (!real && !Number.isInteger(x))) usage(`--${name} must be ${real ? 'a number' : 'an integer'} ≥ ${min}, got "${v}"`);
+  return x;
+}
 const P = {
   dataset,
-  n: num(values.n, quick ? 2000 : undefined),
-  nq: num(values.nq, quick ? 50 : 1000),
-  k: num(values.k, 10),
-  seconds: num(values.seconds, quick ? 0.2 : 3),
+  n: num(values.n, quick ? 2000 : undefined, { name: 'n', min: 10 }),
+  nq: num(values.nq, quick ? 50 : 1000, { name: 'nq' }),
+  k: num(values.k, 10, { name: 'k' }),
+  seconds: num(values.seconds, quick ? 0.2 : 3, { name: 'seconds', min: 0.05, real: true }),
   warmup: quick ? 5 : 50,
-  efs: values.efs ? list(values.efs).map(Number) : quick ? [16, 64] : [10, 16, 24, 32, 48, 64, 96, 128, 192, 256],
+  efs: values.efs ? list(values.efs).map((x) => num(x, null, { name: 'efs (each)' })) : quick ? [16, 64] : [10, 16, 24, 32, 48, 64, 96, 128, 192, 256],
   concurrency: quick ? [1, 2] : [1, 2, 4, 8],
   opens: quick ? 1 : 3,
   diskDir: resolve(values['disk-dir'] ?? join(ROOT, 'target', 'bench-tmp')),
