@@ -126,22 +126,22 @@ if (sweeps.includes('dims')) {
         job({ kind: 'search', as: 'dims', engine: e, mode: annMode(e), dataset: ds, missing: true });
         continue;
       }
-      job({ kind: 'search', as: 'dims', engine: e, mode: annMode(e), dataset: ds, metric: DATASETS[ds].metric, n: quick ? 2000 : 50_000, efs: quick ? [32] : [16, 32, 64, 128] });
+      job({ kind: 'search', as: 'dims', engine: e, mode: annMode(e), dataset: ds, metric: DATASETS[ds].metric, n: quick ? 2000 : 50_000, efs: quick ? [32] : [16, 32, 64, 128, 256] });
     }
   }
 }
 if (sweeps.includes('sizes')) {
   for (const n of quick ? [1000, 2000] : [10_000, 25_000, 50_000]) {
-    for (const e of ANN.filter(want)) job({ kind: 'search', as: 'sizes', engine: e, mode: annMode(e), n, efs: quick ? [32] : [32, 64, 128] });
+    for (const e of ANN.filter(want)) job({ kind: 'search', as: 'sizes', engine: e, mode: annMode(e), n, efs: quick ? [32] : [16, 32, 64, 128, 256] });
   }
 }
 if (sweeps.includes('metrics')) {
   for (const m of ['l2', 'cosine', 'ip', 'l1']) {
-    for (const e of ANN.filter(want)) job({ kind: 'search', as: 'metrics', engine: e, mode: annMode(e, m), metric: m, n: quick ? 2000 : 50_000, efs: quick ? [32] : [32, 64, 128] });
+    for (const e of ANN.filter(want)) job({ kind: 'search', as: 'metrics', engine: e, mode: annMode(e, m), metric: m, n: quick ? 2000 : 50_000, efs: quick ? [32] : [16, 32, 64, 128, 256] });
   }
 }
 if (sweeps.includes('wasm') && want('horosvec') && want('horosvec-wasm')) {
-  for (const mode of ['exact', 'vamana-rabitq1']) job({ kind: 'wasm', engine: 'horosvec', mode, efs: quick ? [32] : [16, 32, 64, 128] });
+  for (const mode of ['exact', 'vamana-rabitq1']) job({ kind: 'wasm', engine: 'horosvec', mode, efs: quick ? [32] : [16, 32, 64, 128, 256] });
 }
 
 if (values['dry-run']) {
