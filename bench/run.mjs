@@ -12,12 +12,15 @@
 // absent), --n N (base prefix), --nq N (queries), --k K, --seconds S (timing window), --efs LIST,
 // --sweeps LIST (search,build,writes,dims,sizes,metrics,wasm; `search` includes concurrency and
 // open), --engines LIST, --out DIR (default bench-results/matrix; files of the sweeps run are
-// replaced unless --append), --disk-dir DIR (where on-disk engines write; default target/bench-tmp), --dry-run.
+// replaced unless --append; --replace keeps them and swaps out only the records of the engines
+// run), --disk-dir DIR (where on-disk engines write; default target/bench-tmp), --dry-run.
+// The dimension, size, metric and writes sweeps use their own datasets and sizes (see below).
+// `search` also writes the concurrency and open records, and its builds when `build` runs too.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, writeFileSync, existsSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ROOT, DATASETS, datasetAvailable, common } from './lib/protocol.mjs';
+import { ROOT, DATASETS, datasetAvailable, datasetRows, common } from './lib/protocol.mjs';
 import { ENGINES } from './lib/engines.mjs';
 
 /** A usage error: one line on stderr, exit 2 (no stack trace). */
@@ -43,6 +46,7 @@ try {
     'disk-dir': { type: 'string' },
     'dry-run': { type: 'boolean', default: false },
     append: { type: 'boolean', default: false },
+    replace: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
   }));
@@ -50,12 +54,16 @@ try {
   usage(e.message);
 }
 if (values.help) {
-  process.stdout.write(`${(await import('node:fs')).readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(1, 18).map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
+  const text = readFileSync(new URL(import.meta.url), 'utf8').split('\n');
+  const end = text.findIndex((l, i) => i > 0 && !l.startsWith('//'));
+  process.stdout.write(`${text.slice(1, end).map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
   process.exit(0);
 }
 
 const SWEEPS = ['search', 'build', 'writes', 'dims', 'sizes', 'metrics', 'wasm'];
 const quick = values.quick;
+for (const [k, v] of Object.entries(values)) if (v === '') usage(`--${k} needs a value`);
+if (values.append && values.replace) usage('--append and --replace do not go together');
 const list = (s) => s.split(',').map((x) => x.trim()).filter(Boolean);
 const sweeps = values.sweeps ? list(values.sweeps) : SWEEPS;
 for (const s of sweeps) if (!SWEEPS.includes(s)) usage(`unknown sweep ${s} (one of ${SWEEPS.join(', ')})`);
@@ -78,12 +86,23 @@ const P = {
   k: num(values.k, 10, { name: 'k' }),
   seconds: num(values.seconds, quick ? 0.2 : 3, { name: 'seconds', min: 0.05, real: true }),
   warmup: quick ? 5 : 50,
-  efs: values.efs ? list(values.efs).map((x) => num(x, null, { name: 'efs (each)' })) : quick ? [16, 64] : [10, 16, 24, 32, 48, 64, 96, 128, 192, 256],
+  efs: values.efs ? [...new Set(list(values.efs).map((x) => num(x, null, { name: 'efs (each)' })))].sort((a, b) => a - b) : quick ? [16, 64] : [10, 16, 24, 32, 48, 64, 96, 128, 192, 256],
   concurrency: quick ? [1, 2] : [1, 2, 4, 8],
   opens: quick ? 1 : 3,
   diskDir: resolve(values['disk-dir'] ?? join(ROOT, 'target', 'bench-tmp')),
 };
+const rows = datasetRows(dataset);
+if (P.n !== undefined && P.n > rows) {
+  process.stderr.write(`bench: --n ${P.n} is more than ${dataset}'s ${rows} rows: using ${rows}\n`);
+  P.n = rows;
+}
+if (P.k > (P.n ?? rows)) usage(`--k ${P.k} is more than the ${P.n ?? rows} rows searched`);
+if (P.efs.some((ef) => ef < P.k)) usage(`every --efs value must be at least k (${P.k}): the engines search with max(ef, k)`);
 const out = resolve(values.out ?? join(ROOT, quick ? 'target/bench-quick' : 'bench-results/matrix'));
+for (const [flag, dir] of [['out', out], ['disk-dir', P.diskDir]]) {
+  if (existsSync(dir) && !statSync(dir).isDirectory()) usage(`--${flag} ${dir} is a file, not a directory`);
+  if (dir.startsWith('/proc/') || dir.startsWith('/sys/')) usage(`--${flag} ${dir} is not a writable directory`);
+}
 const metric = DATASETS[dataset].metric;
 const want = (e) => engines.includes(e);
 const MODES = {
@@ -106,7 +125,8 @@ if (sweeps.includes('search')) {
   for (const e of Object.keys(MODES).filter(want)) {
     // orama scans in JavaScript (about 5 QPS at 100k × 384): its recall over 200 queries
     const nq = e === 'orama' && !quick ? Math.min(P.nq, 200) : P.nq;
-    for (const mode of MODES[e]) job({ kind: 'search', engine: e, mode, nq, concurrency: P.concurrency, open: e !== 'orama' && mode !== 'exact', opens: P.opens });
+    // cold opens drop the machine's page cache (root only): not in --quick, which npm test runs
+    for (const mode of MODES[e]) job({ kind: 'search', engine: e, mode, nq, concurrency: P.concurrency, open: e !== 'orama' && mode !== 'exact', opens: P.opens, cold: !quick });
   }
 }
 if (sweeps.includes('build')) {
@@ -131,7 +151,8 @@ if (sweeps.includes('dims')) {
   }
 }
 if (sweeps.includes('sizes')) {
-  for (const n of quick ? [1000, 2000] : [10_000, 25_000, 50_000]) {
+  const sizes = (quick ? [1000, 2000] : [10_000, 25_000, 50_000]).filter((n) => n <= rows);
+  for (const n of sizes.length ? sizes : [rows]) {
     for (const e of ANN.filter(want)) job({ kind: 'search', as: 'sizes', engine: e, mode: annMode(e), n, efs: quick ? [32] : [16, 32, 64, 128, 256] });
   }
 }
@@ -144,21 +165,34 @@ if (sweeps.includes('wasm') && want('horosvec') && want('horosvec-wasm')) {
   for (const mode of ['exact', 'vamana-rabitq1']) job({ kind: 'wasm', engine: 'horosvec', mode, efs: quick ? [32] : [16, 32, 64, 128, 256] });
 }
 
+if (jobs.length === 0) usage(`nothing to run: no engine of --engines ${engines.join(',')} takes part in --sweeps ${sweeps.join(',')}`);
 if (values['dry-run']) {
   for (const j of jobs) process.stdout.write(`${JSON.stringify(j)}\n`);
   process.exit(0);
 }
 
-mkdirSync(out, { recursive: true });
-const touched = new Set();
-const file = (sweep) => {
-  const f = join(out, `${sweep}.jsonl`);
-  if (!touched.has(sweep)) {
-    if (!values.append) writeFileSync(f, '');
-    touched.add(sweep);
+
+// The files this run writes: each sweep's own, and search's concurrency and open records
+const files = new Set(sweeps.flatMap((s) => (s === 'search' ? ['search', 'concurrency', 'open'] : [s])));
+const runEngines = new Set(jobs.map((j) => ENGINES[j.engine].name));
+try {
+  mkdirSync(out, { recursive: true });
+  mkdirSync(P.diskDir, { recursive: true });
+  for (const s of files) {
+    const f = join(out, `${s}.jsonl`);
+    if (values.append) continue;
+    if (values.replace && existsSync(f)) {
+      // keep the records of the engines this run does not measure
+      const keep = readFileSync(f, 'utf8').split('\n').filter((l) => l.trim() !== '' && !runEngines.has(JSON.parse(l).engine));
+      writeFileSync(f, keep.map((l) => `${l}\n`).join(''));
+    } else {
+      writeFileSync(f, '');
+    }
   }
-  return f;
-};
+} catch (e) {
+  usage(`cannot write the results: ${e.message}`);
+}
+const file = (sweep) => join(out, `${sweep}.jsonl`);
 const t0 = performance.now();
 let failed = 0;
 for (const [i, j] of jobs.entries()) {
@@ -166,22 +200,32 @@ for (const [i, j] of jobs.entries()) {
   process.stderr.write(`[bench ${i + 1}/${jobs.length}, ${((performance.now() - t0) / 1000).toFixed(0)} s] ${label}\n`);
   if (j.missing) {
     const rec = { sweep: j.as, status: 'skipped', skip_reason: `dataset ${j.dataset} is not present (${DATASETS[j.dataset].dir})`, engine: ENGINES[j.engine].name, backend: ENGINES[j.engine].backend, mode: j.mode, dataset: j.dataset, ...common(), command };
-    appendFileSync(file(j.as), `${JSON.stringify(rec)}\n`);
+    if (files.has(j.as)) appendFileSync(file(j.as), `${JSON.stringify(rec)}\n`);
     continue;
   }
   const env = { ...process.env, HV_BENCH_COMMAND: command };
   if (j.threads) env.RAYON_NUM_THREADS = String(j.threads);
-  const p = spawnSync(process.execPath, ['--expose-gc', join(ROOT, 'bench', 'worker.mjs'), '--job', JSON.stringify(j)], { cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 28 });
+  // one job may take a while (hnswlib builds 100k × 384 in ~90 s) but never this long
+  const timeout = (quick ? 5 : 60) * 60_000;
+  const p = spawnSync(process.execPath, ['--expose-gc', join(ROOT, 'bench', 'worker.mjs'), '--job', JSON.stringify(j)], { cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 28, timeout, killSignal: 'SIGKILL' });
   const lines = p.stdout.split('\n').filter((l) => l.trim() !== '');
+  let reported = false;
   for (const l of lines) {
     const r = JSON.parse(l);
+    reported ||= r.status === 'failed';
+    // a search job's builds belong to the build sweep only when it runs
+    if (!files.has(r.sweep)) continue;
     appendFileSync(file(r.sweep), `${l}\n`);
   }
   if (p.status !== 0) {
     failed++;
-    const rec = { sweep: j.as ?? (j.kind === 'wasm' ? 'wasm' : j.kind), status: 'failed', skip_reason: `worker exited with ${p.status ?? p.signal}`, engine: ENGINES[j.engine].name, mode: j.mode, dataset: j.dataset, ...common(), command };
-    appendFileSync(file(rec.sweep), `${JSON.stringify(rec)}\n`);
-    process.stderr.write(`[bench] job failed: ${label} (exit ${p.status ?? p.signal})\n`);
+    const why = p.error?.code === 'ETIMEDOUT' ? `timed out after ${timeout / 60_000} min` : `worker exited with ${p.status ?? p.signal}`;
+    if (!reported) {
+      const e = ENGINES[j.engine];
+      const rec = { sweep: j.as ?? (j.kind === 'wasm' ? 'wasm' : j.kind), status: 'failed', skip_reason: why, engine: e.name, backend: e.backend, mode: j.mode, dataset: j.dataset, ...common(), command };
+      appendFileSync(file(rec.sweep), `${JSON.stringify(rec)}\n`);
+    }
+    process.stderr.write(`[bench] job failed: ${label} (${why})\n`);
   }
 }
 process.stderr.write(`[bench] ${jobs.length} jobs in ${((performance.now() - t0) / 1000).toFixed(0)} s${failed ? `, ${failed} failed` : ''}; records in ${out}\n`);

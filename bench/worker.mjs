@@ -42,6 +42,7 @@ function head(sweep, engine, info, extra = {}) {
     backend: engine.backend,
     // the code path the engine reports (horosvec's `vamana` resolves to `vamana-rabitq<bits>`)
     mode: info.mode ?? job.mode,
+    api: info.api ?? engine.api ?? null,
     kernel: info.kernel,
     ...extra,
   };
@@ -129,7 +130,7 @@ async function search() {
     const rssBuilt = rssMb();
     const kernel = h.kernel ?? info.kernel;
     const storage = job.mode.startsWith('segmented') || job.engine === 'sqlite-vec' ? storageOf(dir) : { storage: 'memory', storage_detail: 'in memory' };
-    const base = (sweep) => ({ ...head(sweep, engine, { ...info, kernel, mode: h.mode }), api: h.api ?? engine.api ?? null, ...storage, ...dataFields(data, job.metric, job.k), threads: h.threads, build_s: r4(h.build_s), insert_qps: Math.round(data.n / h.build_s), bytes_per_vector: h.bytesPerVector === null ? null : Number(h.bytesPerVector.toFixed(1)) });
+    const base = (sweep) => ({ ...head(sweep, engine, { ...info, kernel, mode: h.mode, api: h.api }), ...storage, ...dataFields(data, job.metric, job.k), threads: h.threads, build_s: r4(h.build_s), insert_qps: Math.round(data.n / h.build_s), bytes_per_vector: h.bytesPerVector === null ? null : Number(h.bytesPerVector.toFixed(1)) });
     log(`built in ${h.build_s.toFixed(1)} s`);
     if (!job.as) emit({ ...base('build'), concurrency: 1, concurrency_model: 'sequential', params: h.params, rss_mb: rssBuilt, rss_build_delta_mb: r4(rssBuilt - rss0), ...common() });
     const efs = engine.efs(job.mode) ? job.efs : [null];
@@ -143,7 +144,8 @@ async function search() {
       emit(r);
     }
     if (job.concurrency) {
-      const pick = curve.find((c) => c.recall >= 0.95) ?? curve[curve.length - 1];
+      const byEf = [...curve].sort((a, b) => (a.ef ?? 0) - (b.ef ?? 0));
+      const pick = byEf.find((c) => c.recall >= 0.95) ?? byEf[byEf.length - 1];
       const ef = pick.ef;
       const rec = await measureRecall(h, data, gt, job.k, ef);
       // worker-thread clients open the saved index (async engines share this one)
@@ -183,7 +185,7 @@ async function openTimes(engine, info, data, file, storage, h) {
   const q = Array.from(data.views[0]);
   const runs = [];
   const diskBytes = statSync(file).isDirectory() ? readdirSync(file).reduce((s, f) => s + statSync(join(file, f)).size, 0) : statSync(file).size;
-  for (const cold of [true, false]) {
+  for (const cold of job.cold ? [true, false] : [false]) {
     for (let i = 0; i < job.opens; i++) {
       if (cold) {
         try {
@@ -293,7 +295,7 @@ async function writes() {
       const dir = mkdtempSync(join(root, `hv-writes-${job.engine}-`));
       try {
         const w = await writer(engine, dir, dim, job.metric, durability);
-        const rec = (op, writers, b, t) => emit({ ...head('writes', engine, info), mode: w.mode, ...st, ...dataFields(data, job.metric, job.k), concurrency: writers, concurrency_model: writers === 1 ? 'sequential' : w.concurrentModel, threads: 1, params: {}, op, durability, writers, batch: b, ops_per_s: Number(((t.calls * b) / t.seconds).toFixed(1)), calls: t.calls, p50_ms: t.p50_ms, p99_ms: t.p99_ms, ...common() });
+        const rec = (op, writers, b, t) => emit({ ...head('writes', engine, { ...info, mode: w.mode, api: w.api }), ...st, ...dataFields(data, job.metric, job.k), concurrency: writers, concurrency_model: writers === 1 ? 'sequential' : w.concurrentModel, threads: 1, params: {}, op, durability, writers, batch: b, ops_per_s: Number(((t.calls * b) / t.seconds).toFixed(1)), calls: t.calls, p50_ms: t.p50_ms, p99_ms: t.p99_ms, bytes_per_vector: null, rss_mb: rssMb(), ...common() });
         let nextId = 0;
         // single-record inserts, awaited one by one
         let t = await timeLoop(() => w.insert([nextId++], 1), { seconds: job.seconds, max: job.maxOps });
@@ -334,6 +336,7 @@ async function writes() {
       };
       return {
         mode: 'durable-sqlite-wal',
+        api: 'Collection.add / upsert / delete (Promise; ticketed, group commit)',
         concurrentModel: 'async',
         insert: (ids) => col.add(ids, vecs(ids)),
         update: (id) => col.upsert([id], row(id + 7)),
@@ -355,6 +358,7 @@ async function writes() {
     });
     return {
       mode: 'vec0-wal',
+      api: 'better-sqlite3 statements (sync), one transaction per call',
       concurrentModel: null,
       noConcurrency: 'better-sqlite3 is synchronous: one connection runs one write at a time (no group commit)',
       insert: (ids) => insMany(ids),
@@ -403,6 +407,17 @@ async function wasmVsNative() {
 }
 
 const kinds = { search, build: buildOnly, writes, wasm: wasmVsNative, 'open-child': openChild };
-if (!kinds[job.kind]) throw new Error(`unknown job kind ${job.kind}`);
-await kinds[job.kind]();
+try {
+  if (!kinds[job.kind]) throw new Error(`unknown job kind ${job.kind}`);
+  await kinds[job.kind]();
+} catch (e) {
+  // one line, and a failed record that says why (the orchestrator keeps it)
+  const msg = String(e?.message ?? e).split('\n')[0];
+  process.stderr.write(`[${job.kind} ${job.engine ?? ''} ${job.mode ?? ''}] failed: ${msg}${e?.code ? ` (${e.code})` : ''}\n`);
+  if (job.kind !== 'open-child') {
+    const engine = ENGINES[job.engine];
+    emit({ sweep: job.as ?? (job.kind === 'search' ? 'search' : job.kind), status: 'failed', skip_reason: `${msg}${e?.code ? ` (${e.code})` : ''}`, engine: engine?.name ?? job.engine, backend: engine?.backend ?? null, mode: job.mode, dataset: job.dataset, ...common() });
+  }
+  process.exit(1);
+}
 process.exit(0);

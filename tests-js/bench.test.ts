@@ -13,7 +13,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SWEEPS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics', 'wasm'];
 const ENGINES = ['horosvec', 'hnswlib', 'usearch', 'sqlite-vec', 'orama'];
 const COMMON = ['sweep', 'status', 'engine', 'engine_version', 'backend', 'mode', 'dataset', 'git_rev', 'date', 'machine', 'node', 'command'];
-const MEASURED = ['kernel', 'storage', 'storage_detail', 'n', 'dim', 'metric', 'k', 'concurrency', 'concurrency_model', 'threads', 'params'];
+const MEASURED = ['api', 'kernel', 'rss_mb', 'storage', 'storage_detail', 'n', 'dim', 'metric', 'k', 'concurrency', 'concurrency_model', 'threads', 'params'];
 const SEARCH = ['build_s', 'insert_qps', 'recall_mean', 'recall_min', 'qps', 'p50_ms', 'p99_ms', 'bytes_per_vector', 'rss_mb'];
 
 type Rec = Record<string, unknown> & { sweep: string; status: string; engine: string };
@@ -76,6 +76,15 @@ describe('npm run bench -- --quick', () => {
     // the exact engines are the recall control
     for (const r of records.filter((x) => x.status === 'ok' && x.sweep === 'search' && ['exact', 'vec0-scan', 'brute-force'].includes(x.mode as string))) {
       expect(r.recall_mean as number, `${r.engine} ${r.mode}`).toBeGreaterThanOrEqual(0.99);
+    }
+  });
+
+  it('rejects bad options with a one-line error, before running anything', () => {
+    for (const args of [['--bogus'], ['--sweeps', 'nope'], ['--engines', 'nope'], ['--n', '0'], ['--k', '30', '--n', '20'], ['--efs', '4'], ['--out', join(ROOT, 'package.json')], ['--sweeps='], ['--sweeps', 'writes', '--engines', 'hnswlib']]) {
+      const r = spawnSync(process.execPath, ['bench/run.mjs', ...args, '--dry-run'], { cwd: ROOT, encoding: 'utf8' });
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(/^bench: /);
+      expect(r.stderr, args.join(' ')).not.toMatch(/\n\s+at /);
     }
   });
 

@@ -41,6 +41,7 @@ function horosvec(backend) {
     },
     unsupported: () => null,
     openMethod: 'Collection.fromBytes: reads and decodes the whole snapshot',
+    api: backend === 'native' ? 'searchSync; clients: search (Promise)' : 'searchSync',
     efs: (mode) => mode !== 'exact',
     async build(data, metric, mode, params, ctx) {
       // vamana: the code width horosvec picks by dimension (the record carries the resolved mode);
@@ -117,10 +118,12 @@ const hnswlib = {
   efs: () => true,
   async build(data, metric, _mode, params, ctx) {
     const p = { M: 16, efConstruction: 200, seed: 42, ...params };
+    // hnswlib-node takes number[] only: converted before the clock starts
+    const rows = Array.from({ length: data.n }, (_, i) => Array.from(data.base.subarray(i * data.dim, (i + 1) * data.dim)));
     const t0 = performance.now();
     const index = new this.lib.HierarchicalNSW(HNSW_SPACE[metric], data.dim);
     index.initIndex(data.n, p.M, p.efConstruction, p.seed);
-    for (let i = 0; i < data.n; i++) index.addPoint(Array.from(data.base.subarray(i * data.dim, (i + 1) * data.dim)), i);
+    for (let i = 0; i < data.n; i++) index.addPoint(rows[i], i);
     const build_s = (performance.now() - t0) / 1000;
     const h = hnswHandle(index, { build_s, params: p, threads: 1 });
     h.file = h.save(ctx.dir);
@@ -133,6 +136,9 @@ const hnswlib = {
   },
 };
 
+/** hnswlib-node takes number[] only: each query vector is converted once (the first call, the untimed recall pass) and reused. */
+const asArray = new WeakMap();
+
 function hnswHandle(index, extra) {
   let curEf = -1;
   return {
@@ -140,7 +146,9 @@ function hnswHandle(index, extra) {
     async: false,
     search(q, k, ef) {
       if (ef !== curEf) index.setEf((curEf = ef));
-      return index.searchKnn(Array.isArray(q) ? q : Array.from(q), k).neighbors;
+      let a = asArray.get(q);
+      if (a === undefined) asArray.set(q, (a = Array.from(q)));
+      return index.searchKnn(a, k).neighbors;
     },
     save(dir) {
       if (this.file) return this.file;

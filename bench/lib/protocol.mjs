@@ -2,8 +2,8 @@
 // truth (the dataset's .ivecs or an exact float64 search by the harness, cached), recall@k, timing
 // windows on the monotonic clock, closed-loop clients, percentiles, and the provenance fields of
 // every record (revision, machine, storage medium).
-import { execSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, statSync } from 'node:fs';
+import { execSync, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, statSync, openSync, readSync, closeSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,18 @@ export const DATASETS = {
 export function datasetAvailable(name) {
   const ds = DATASETS[name];
   return ds !== undefined && existsSync(join(ds.dir, ds.base)) && existsSync(join(ds.dir, ds.queries));
+}
+
+/** Rows in dataset `name`'s base file, from its size and first dimension header (no full read). */
+export function datasetRows(name) {
+  const ds = DATASETS[name];
+  const f = join(ds.dir, ds.base);
+  const fd = openSync(f, 'r');
+  const head = Buffer.alloc(4);
+  readSync(fd, head, 0, 4, 0);
+  closeSync(fd);
+  const bytes = ds.base.endsWith('.f16vecs') ? 2 : 4;
+  return statSync(f).size / (4 + head.readInt32LE(0) * bytes);
 }
 
 /**
@@ -114,7 +126,8 @@ export async function timeLoop(one, { nq = Infinity, clients = 1, seconds = 3, w
 /** The storage medium of `path`: `tmpfs`, `ssd` or `rotational` (from /sys/block), with detail. */
 export function storageOf(path) {
   try {
-    const [src, fstype] = execSync(`df --output=source,fstype ${JSON.stringify(path)} | tail -1`, { encoding: 'utf8' }).trim().split(/\s+/);
+    const lines = execFileSync('df', ['--output=source,fstype', path], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n');
+    const [src, fstype] = lines[lines.length - 1].trim().split(/\s+/);
     if (fstype === 'tmpfs' || fstype === 'ramfs') return { storage: 'tmpfs', storage_detail: `${fstype}` };
     const dev = src.replace('/dev/', '').replace(/p?\d+$/, '');
     let rot = null;
