@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ENGINES, ensureDir } from './lib/engines.mjs';
-import { ROOT, loadDataset, groundTruth, recall, timeLoop, storageOf, common, rssMb, percentile } from './lib/protocol.mjs';
+import { ROOT, loadDataset, groundTruth, recall, timeLoop, summarize, storageOf, common, rssMb } from './lib/protocol.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const { values } = parseArgs({ options: { job: { type: 'string' } } });
@@ -93,9 +93,7 @@ async function threadClients(engine, open, data, k, ef, c, seconds) {
   for (const w of workers) w.postMessage('go');
   const out = await Promise.all(done);
   await Promise.all(workers.map((w) => w.terminate()));
-  const lat = out.flatMap((o) => o.lat).sort((a, b) => a - b);
-  const el = Math.max(...out.map((o) => o.elapsed));
-  return { qps: Number((lat.length / el).toFixed(2)), p50_ms: r4(percentile(lat, 0.5)), p99_ms: r4(percentile(lat, 0.99)), calls: lat.length, seconds: r4(el) };
+  return summarize(out.flatMap((o) => o.lat), Math.max(...out.map((o) => o.elapsed)));
 }
 
 function prepare(dataset, n, nq, metric, k) {
@@ -139,15 +137,13 @@ async function search() {
       const rec = await measureRecall(h, data, gt, job.k, ef);
       const t = await timeLoop((i) => h.search(data.views[i], job.k, ef), { nq: data.nq, seconds: job.seconds, warmup: job.warmup });
       const r = { ...base(job.as ?? 'search'), concurrency: 1, concurrency_model: 'sequential', params: { ...h.params, ...(ef === null ? {} : { ef }) }, recall_mean: rec.mean, recall_min: rec.min, ...t, rss_mb: rssMb(), ...common() };
-      curve.push({ ef, recall: rec.mean });
+      curve.push({ ef, rec });
       log(`ef ${ef}: recall ${rec.mean}, ${t.qps} QPS`);
       emit(r);
     }
     if (job.concurrency) {
       const byEf = [...curve].sort((a, b) => (a.ef ?? 0) - (b.ef ?? 0));
-      const pick = byEf.find((c) => c.recall >= 0.95) ?? byEf[byEf.length - 1];
-      const ef = pick.ef;
-      const rec = await measureRecall(h, data, gt, job.k, ef);
+      const { ef, rec } = byEf.find((c) => c.rec.mean >= 0.95) ?? byEf[byEf.length - 1];
       // worker-thread clients open the saved index (async engines share this one)
       const file = !h.async && h.save ? await h.save(dir) : null;
       for (const c of job.concurrency) {

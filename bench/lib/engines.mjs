@@ -166,6 +166,11 @@ function hnswHandle(index, extra) {
 
 const USEARCH_METRIC = { l2: 'l2sq', cosine: 'cos', ip: 'ip' };
 
+/** An empty usearch index (f32) with build parameters `p` and search list size `ef`. */
+function usearchIndex(lib, dim, metric, p, ef) {
+  return new lib.Index({ dimensions: dim, metric: USEARCH_METRIC[metric], quantization: 'f32', connectivity: p.connectivity, expansion_add: p.expansion_add, expansion_search: ef });
+}
+
 const usearch = {
   name: 'usearch',
   backend: 'native',
@@ -184,7 +189,7 @@ const usearch = {
     // the build's threads: RAYON_NUM_THREADS when set (as for horosvec), else usearch's default (all cores)
     const threads = Number(process.env.RAYON_NUM_THREADS ?? 0) || 0;
     const t0 = performance.now();
-    const index = new this.lib.Index({ dimensions: data.dim, metric: USEARCH_METRIC[metric], quantization: 'f32', connectivity: p.connectivity, expansion_add: p.expansion_add, expansion_search: 64 });
+    const index = usearchIndex(this.lib, data.dim, metric, p, 64);
     const keys = new BigUint64Array(data.n);
     for (let i = 0; i < data.n; i++) keys[i] = BigInt(i);
     index.add(keys, data.base, threads);
@@ -197,7 +202,7 @@ const usearch = {
     const at = (ef) => {
       let ix = byEf.get(ef);
       if (ix === undefined) {
-        ix = new self.lib.Index({ dimensions: data.dim, metric: USEARCH_METRIC[metric], quantization: 'f32', connectivity: p.connectivity, expansion_add: p.expansion_add, expansion_search: ef });
+        ix = usearchIndex(self.lib, data.dim, metric, p, ef);
         ix.load(file);
         byEf.clear();
         byEf.set(ef, ix);
@@ -216,7 +221,7 @@ const usearch = {
     };
   },
   async open({ file, metric, dim, params, ef }) {
-    const ix = new this.lib.Index({ dimensions: dim, metric: USEARCH_METRIC[metric], quantization: 'f32', connectivity: params.connectivity, expansion_add: params.expansion_add, expansion_search: ef });
+    const ix = usearchIndex(this.lib, dim, metric, params, ef);
     ix.load(file);
     return { async: false, search: (q, k) => Array.from(ix.search(q, k, 1).keys, Number), close() {} };
   },

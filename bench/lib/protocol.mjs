@@ -5,21 +5,12 @@
 import { execSync, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, statSync, openSync, readSync, closeSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { readVecs } from '../../npm/cli/vecs.js';
 import { bruteForce, recallOf } from '../../npm/cli/groundtruth.js';
+import { ROOT, DATASETS } from '../datasets.mjs';
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SHARED = join(ROOT, '..', 'shared', 'data');
-
-/** The datasets: the repository's shipped sample and the sets in ../shared/data (see its README). */
-export const DATASETS = {
-  sample: { dir: join(ROOT, 'data', 'sample'), base: 'base.f16vecs', queries: 'queries.fvecs', gt: 'groundtruth.ivecs', metric: 'cosine' },
-  minilm384: { dir: join(SHARED, 'minilm384'), base: 'base.fvecs', queries: 'query.fvecs', gt: 'groundtruth.ivecs', metric: 'cosine' },
-  glove50: { dir: join(SHARED, 'glove50'), base: 'base.fvecs', queries: 'query.fvecs', gt: 'groundtruth.ivecs', metric: 'cosine' },
-  sift128: { dir: join(SHARED, 'sift128'), base: 'base.fvecs', queries: 'query.fvecs', gt: 'groundtruth.ivecs', metric: 'l2' },
-};
+export { ROOT, DATASETS };
 
 /** Whether dataset `name`'s files are present (the shared sets may be absent on a fresh machine). */
 export function datasetAvailable(name) {
@@ -118,9 +109,13 @@ export async function timeLoop(one, { nq = Infinity, clients = 1, seconds = 3, w
     }
   };
   await Promise.all(Array.from({ length: clients }, client));
-  const el = (performance.now() - t0) / 1000;
+  return summarize(lat, (performance.now() - t0) / 1000);
+}
+
+/** `{ qps, p50_ms, p99_ms, calls, seconds }` of call latencies `lat` (ms) over `seconds` of wall time. */
+export function summarize(lat, seconds) {
   lat.sort((a, b) => a - b);
-  return { qps: round(lat.length / el, 2), p50_ms: round(percentile(lat, 0.5)), p99_ms: round(percentile(lat, 0.99)), calls: lat.length, seconds: round(el, 3) };
+  return { qps: round(lat.length / seconds, 2), p50_ms: round(percentile(lat, 0.5)), p99_ms: round(percentile(lat, 0.99)), calls: lat.length, seconds: round(seconds, 3) };
 }
 
 /** The storage medium of `path`: `tmpfs`, `ssd` or `rotational` (from /sys/block), with detail. */
