@@ -231,6 +231,14 @@ export interface CollectionStats {
    */
   mutableIndexed: number;
   /**
+   * Durable collections: sealed segments whose walk data (RaBitQ codes and graph adjacency) is
+   * still being read into memory in the background after open or seal. Searches work meanwhile:
+   * they ask the disk for the pages they need ahead of use, so a first search after a cold open
+   * costs a few tens of ms instead of one page fault at a time. 0 once warm (and for in-memory
+   * collections).
+   */
+  warmingSegments: number;
+  /**
    * Durable collections only: transactions committed since open, one sync each with durability
    * `'full'`. Group commit makes it smaller than the number of writes acknowledged.
    */

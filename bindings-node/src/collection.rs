@@ -425,6 +425,7 @@ impl CoreCollection {
                     mutable_records: s.mutable_records as f64,
                     sealed_segments: s.sealed_segments as f64,
                     mutable_indexed: s.mutable_indexed as f64,
+                    warming_segments: s.warming_segments as f64,
                 })
             })
         })

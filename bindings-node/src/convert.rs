@@ -87,6 +87,7 @@ pub struct RawStats {
     pub mutable_records: f64,
     pub sealed_segments: f64,
     pub mutable_indexed: f64,
+    pub warming_segments: f64,
 }
 
 /// Answers of ticketed durable writes, one batch per committed group: `ok` holds

@@ -116,6 +116,7 @@ pub fn stats_out(s: &horosvec_core::Stats) -> JsValue {
     set(&o, "mutableRecords", &(s.mutable_records as f64).into());
     set(&o, "sealedSegments", &(s.sealed_segments as f64).into());
     set(&o, "mutableIndexed", &(s.mutable_indexed as f64).into());
+    set(&o, "warmingSegments", &(s.warming_segments as f64).into());
     o.into()
 }
 

@@ -51,7 +51,7 @@ use crate::ann::IndexParams;
 use crate::collection::{Collection, SealInput, SealedPart, SwapOutcome, WriteKind};
 use crate::error::{Error, Result};
 use crate::segment::{
-    open_segment_file, parse_segment_file_name, segment_file_name, sync_dir, write_segment_file,
+    open_segment_file, parse_segment_file_name, segment_file_name, sync_dir, warm_up, write_segment_file,
     Segment,
 };
 use crate::store::{Mutation, RecordStore};
@@ -370,6 +370,7 @@ fn load(store: &mut dyn RecordStore, dir: Option<&Path>, verify: bool) -> Result
         }
     }
     store.load(&mut |r| col.restore_row(r.id, r.seq, &r.vector, r.metadata))?;
+    warm_up(col.sealed().iter().map(|p| p.segment().clone()).collect());
     Ok(col)
 }
 
@@ -823,8 +824,11 @@ fn build_segment(dir: &Path, generation: u64, input: &SealInput, params: IndexPa
     let ix = input.build_index(params, cancel)?;
     let path = write_segment_file(dir, generation, &input.rows(), &ix)?;
     let seg = open_segment_file(dir, generation, input.dim, input.metric);
-    if seg.is_err() {
-        let _ = std::fs::remove_file(path);
+    match &seg {
+        Ok(seg) => warm_up(vec![seg.clone()]),
+        Err(_) => {
+            let _ = std::fs::remove_file(path);
+        }
     }
     seg
 }

@@ -9,6 +9,7 @@
 //! Typed access goes through `bytemuck`, which checks size and alignment; a region is validated
 //! once when it is made ([`Region::new`]), so the accessors never fail afterwards.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
@@ -18,6 +19,12 @@ use crate::error::{Error, Result};
 pub trait Backing: Send + Sync + 'static {
     /// All bytes of the file.
     fn bytes(&self) -> &[u8];
+
+    /// Hint that bytes `offset..offset + len` will be read soon: a memory map starts reading
+    /// those pages from the medium without waiting for them (`MADV_WILLNEED`), so that several
+    /// page faults overlap instead of being paid one after another. Only a hint; the default
+    /// (bytes already in memory) does nothing.
+    fn will_need(&self, _offset: usize, _len: usize) {}
 }
 
 /// An owned buffer aligned to 64 bytes (a memory map is page-aligned; this stands in for one in
@@ -49,7 +56,7 @@ impl Backing for AlignedBuf {
 #[derive(Clone)]
 pub struct Region {
     /// Keeps the bytes alive (and in place) for as long as the region exists.
-    _owner: Arc<dyn Backing>,
+    owner: Arc<dyn Backing>,
     /// `backing.bytes()[start..]`, cached so that hot loops do not call through the trait.
     ptr: *const u8,
     start: usize,
@@ -89,7 +96,7 @@ impl Region {
         }
         let ptr = backing.bytes()[start as usize..].as_ptr();
         let r = Region {
-            _owner: backing.clone(),
+            owner: backing.clone(),
             ptr,
             start: start as usize,
             len: len as usize,
@@ -117,6 +124,14 @@ impl Region {
         bytemuck::try_cast_slice(self.bytes()).unwrap_or(&[])
     }
 
+    /// [`Backing::will_need`] for bytes `at..at + len` of the region (clamped to it).
+    #[inline]
+    pub fn will_need(&self, at: usize, len: usize) {
+        if at < self.len {
+            self.owner.will_need(self.start + at, len.min(self.len - at));
+        }
+    }
+
     /// Offset of the first byte in the backing.
     pub fn offset(&self) -> usize {
         self.start
@@ -130,5 +145,81 @@ impl Region {
     /// True for an empty range.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+}
+
+/// `n` fixed-size records of a [`Region`] read at random, a few per search (a sealed segment's
+/// rows, read by the rerank), that remembers which records it has already asked the medium for.
+///
+/// [`RecordPages::will_need`] passes a record's first request on to [`Region::will_need`] and
+/// ignores the later ones: the first searches after a cold open get their row faults served
+/// together, and once a record has been read, asking again costs a bit test instead of a system
+/// call. (A record the kernel evicted afterwards is read again on demand, unhinted.)
+pub struct RecordPages {
+    region: Region,
+    record_bytes: usize,
+    /// One bit per record: asked for already.
+    asked: Vec<AtomicU64>,
+}
+
+impl RecordPages {
+    /// Records of `record_bytes` bytes each, back to back from the start of `region`.
+    pub fn new(region: Region, record_bytes: usize) -> RecordPages {
+        let n = region.len().checked_div(record_bytes).unwrap_or(0);
+        let asked = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        RecordPages { region, record_bytes, asked }
+    }
+
+    /// The region.
+    pub fn region(&self) -> &Region {
+        &self.region
+    }
+
+    /// Asks the medium for record `i`, unless it was asked for before (or `i` is out of range).
+    #[inline]
+    pub fn will_need(&self, i: usize) {
+        let Some(word) = self.asked.get(i / 64) else { return };
+        let bit = 1u64 << (i % 64);
+        if word.load(Ordering::Relaxed) & bit == 0 && word.fetch_or(bit, Ordering::Relaxed) & bit == 0 {
+            self.region.will_need(i * self.record_bytes, self.record_bytes);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// A backing that records the hints it gets.
+    struct Counting {
+        buf: AlignedBuf,
+        hints: Mutex<Vec<(usize, usize)>>,
+    }
+
+    impl Backing for Counting {
+        fn bytes(&self) -> &[u8] {
+            self.buf.bytes()
+        }
+
+        fn will_need(&self, offset: usize, len: usize) {
+            self.hints.lock().unwrap().push((offset, len));
+        }
+    }
+
+    #[test]
+    fn record_pages_pass_on_the_first_request_of_each_record_only() {
+        let c = Arc::new(Counting { buf: AlignedBuf::from_bytes(&[0u8; 64 + 10 * 12]), hints: Mutex::new(Vec::new()) });
+        let backing: Arc<dyn Backing> = c.clone();
+        let region = Region::new::<f32>(&backing, 64, 10 * 12, "rows").unwrap();
+        let pages = RecordPages::new(region, 12);
+        for i in [3, 3, 9, 3, 9, 0, 10, 1000] {
+            pages.will_need(i);
+        }
+        // records 3, 9, 0 once each, at their byte offsets in the backing; 10 and 1000 are out of range
+        assert_eq!(*c.hints.lock().unwrap(), vec![(64 + 36, 12), (64 + 108, 12), (64, 12)]);
+        // a region's hint is clamped to the region
+        Region::new::<u8>(&backing, 64, 20, "r").unwrap().will_need(16, 100);
+        assert_eq!(c.hints.lock().unwrap().last(), Some(&(80, 4)));
     }
 }

@@ -8,7 +8,7 @@ use std::sync::mpsc::channel;
 use horosvec_core::durable::{DurableCollection, SegmentConfig, WriteRequest};
 use horosvec_core::segment::segment_file_name;
 use horosvec_core::store::{Durability, SqliteStore};
-use horosvec_core::{ErrorCode, Metric, SearchOptions, VectorId, WriteKind};
+use horosvec_core::{AnnIndex, ErrorCode, IndexParams, Metric, SearchOptions, VectorId, WriteKind};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -480,5 +480,49 @@ fn a_mutable_segment_of_mostly_tombstones_is_compacted_and_reindexed() {
     let q = vs[3500].clone();
     assert_eq!(ids_of(&d, &q, 1, Some(false)), vec![3500]);
     d.close();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A segment file mapped at open starts in cold mode (its searches ask for their pages ahead of
+/// use), answers exactly as after its warm-up, and leaves cold mode once `warm_up` has read it.
+#[test]
+fn a_cold_segment_searches_the_same_before_and_after_its_warm_up() {
+    use horosvec_core::ann::AnnSearch;
+    use horosvec_core::flat::FlatView;
+    use horosvec_core::segment::{open_segment_file, warm_up, write_segment_file, SegmentRows};
+    use std::sync::atomic::AtomicBool;
+
+    let dir = tmp("cold");
+    std::fs::create_dir_all(&dir).unwrap();
+    let n = 3_000;
+    let mut rng = ChaCha8Rng::seed_from_u64(41);
+    let vectors: Vec<f32> = (0..n * DIM).map(|_| rng.random::<f32>()).collect();
+    let ids: Vec<VectorId> = (0..n as u64).map(VectorId::Int).collect();
+    let seqs: Vec<u64> = (0..n as u64).collect();
+    let metadata = vec![None; n];
+    let view = FlatView { dim: DIM, metric: Metric::L2, vectors: &vectors, inv_norms: &[], seqs: &seqs, deleted: &[], kernels: horosvec_core::kernels(), pages: None };
+    let ix = AnnIndex::build(&view, IndexParams::default(), &|_, _| {}, &AtomicBool::new(false)).unwrap();
+    let rows = SegmentRows { dim: DIM, metric: Metric::L2, ids: &ids, seqs: &seqs, vectors: &vectors, inv_norms: &[], metadata: &metadata };
+    write_segment_file(&dir, 7, &rows, &ix).unwrap();
+
+    let seg = open_segment_file(&dir, 7, DIM, Metric::L2).unwrap();
+    assert!(seg.index().is_cold(), "a freshly mapped segment is cold until warmed");
+    let search = |q: &[f32]| {
+        let view = seg.index_view(&[], horosvec_core::kernels());
+        seg.index().search(&view, q, q, 10, AnnSearch { ef: 64, rerank: 64 }).unwrap()
+    };
+    let queries: Vec<Vec<f32>> = (0..20).map(|_| (0..DIM).map(|_| rng.random::<f32>()).collect()).collect();
+    let cold: Vec<_> = queries.iter().map(|q| search(q)).collect();
+    warm_up(vec![seg.clone()]);
+    let t0 = std::time::Instant::now();
+    while seg.index().is_cold() {
+        assert!(t0.elapsed().as_secs() < 60, "the warm-up never finished");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    for (q, before) in queries.iter().zip(&cold) {
+        let after = search(q);
+        assert_eq!(before.iter().map(|h| (h.row, h.dist)).collect::<Vec<_>>(), after.iter().map(|h| (h.row, h.dist)).collect::<Vec<_>>());
+        assert_eq!(after.len(), 10);
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -17,7 +17,7 @@
 //! arXiv 2105.09613 (deletes); Gao & Long, "RaBitQ", SIGMOD 2024 and Gao et al., Extended RaBitQ,
 //! SIGMOD 2025 (codes).
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crate::error::{Error, Result};
@@ -176,6 +176,8 @@ pub struct AnnIndex {
     deleted: Vec<bool>,
     n_deleted: usize,
     pool: Mutex<Vec<Scratch>>,
+    /// Cold mode of the walks ([`AnnIndex::set_cold`]).
+    cold: AtomicBool,
 }
 
 /// Exact distances to stored rows through the collection's [`FlatView`].
@@ -189,9 +191,14 @@ impl QueryDistance for ExactQuery<'_> {
     fn distance(&mut self, node: u32) -> f32 {
         self.view.distance(self.q, node as usize)
     }
+
+    #[inline]
+    fn will_need(&self, node: u32) {
+        self.view.will_need(node as usize);
+    }
 }
 
-// ExactQuery has no prefetch: its rows are read straight after being listed.
+// ExactQuery has no CPU prefetch: its rows are read straight after being listed.
 
 /// RaBitQ estimates.
 struct CodeQuery<'a> {
@@ -208,6 +215,11 @@ impl QueryDistance for CodeQuery<'_> {
     #[inline]
     fn prefetch(&self, node: u32) {
         self.codes.prefetch(node);
+    }
+
+    #[inline]
+    fn will_need(&self, node: u32) {
+        self.codes.will_need(node);
     }
 }
 
@@ -237,7 +249,7 @@ impl AnnIndex {
         let n = view.seqs.len();
         let codes = encode_codes(view, &params)?;
         let graph = Graph::build_with(&nodes(view), &params.vamana(), progress, cancel).map_err(build_error)?;
-        Ok(AnnIndex { params, graph, codes, deleted: vec![false; n], n_deleted: 0, pool: Mutex::new(Vec::new()) })
+        Ok(AnnIndex { params, graph, codes, deleted: vec![false; n], n_deleted: 0, pool: Mutex::new(Vec::new()), cold: AtomicBool::new(false) })
     }
 
     /// An index over every row of `view` from a graph built elsewhere (a snapshot, an import):
@@ -254,7 +266,7 @@ impl AnnIndex {
             return Err(Error::invalid_argument(format!("the graph has {} nodes for {n} rows", graph.len())));
         }
         let codes = encode_codes(view, &params)?;
-        Ok(AnnIndex { params, graph, codes, deleted: vec![false; n], n_deleted: 0, pool: Mutex::new(Vec::new()) })
+        Ok(AnnIndex { params, graph, codes, deleted: vec![false; n], n_deleted: 0, pool: Mutex::new(Vec::new()), cold: AtomicBool::new(false) })
     }
 
     /// An index from parts read in place (a mapped segment file): the graph and, except under
@@ -269,7 +281,20 @@ impl AnnIndex {
         if codes.as_ref().is_some_and(|c| c.len() != n) || codes.is_some() == (metric == Metric::L1) {
             return Err(Error::Corrupt("segment index: codes and graph do not match".into()));
         }
-        Ok(AnnIndex { params, graph, codes, deleted: vec![false; n], n_deleted: 0, pool: Mutex::new(Vec::new()) })
+        Ok(AnnIndex { params, graph, codes, deleted: vec![false; n], n_deleted: 0, pool: Mutex::new(Vec::new()), cold: AtomicBool::new(false) })
+    }
+
+    /// Cold mode: the graph and codes are read from a mapped file whose pages may not be in
+    /// memory yet (a segment just opened), so searches ask for the pages of a node's neighbours
+    /// together before reading them ([`SearchScratch::set_cold`]). Whoever mapped the file
+    /// clears it once the pages have been read in.
+    pub fn set_cold(&self, cold: bool) {
+        self.cold.store(cold, Ordering::Relaxed);
+    }
+
+    /// True while in cold mode ([`AnnIndex::set_cold`]).
+    pub fn is_cold(&self) -> bool {
+        self.cold.load(Ordering::Relaxed)
     }
 
     /// The RaBitQ codes (none under L1).
@@ -421,6 +446,9 @@ impl AnnIndex {
         let rerank = opts.rerank.max(k);
         let mut top = TopK::new(k);
         let Scratch { walk, query } = &mut scratch;
+        let cold = self.is_cold();
+        walk.set_cold(cold);
+        let _foreground = cold.then(ColdSearch::begin);
         let result = match &self.codes {
             Some(codes) => {
                 let pq = query.get_or_insert_with(|| codes.new_query());
@@ -455,6 +483,32 @@ impl AnnIndex {
     }
 }
 
+/// Searches in cold mode running now, in this process ([`cold_searches_in_flight`]).
+static COLD_SEARCHES: AtomicUsize = AtomicUsize::new(0);
+
+/// Searches in cold mode ([`AnnIndex::set_cold`]) running now in this process: a background
+/// warm-up of mapped files gives way to them, so that their page reads do not queue behind its
+/// own.
+pub fn cold_searches_in_flight() -> usize {
+    COLD_SEARCHES.load(Ordering::Relaxed)
+}
+
+/// Counts one search in [`COLD_SEARCHES`] for as long as it lives.
+struct ColdSearch;
+
+impl ColdSearch {
+    fn begin() -> ColdSearch {
+        COLD_SEARCHES.fetch_add(1, Ordering::Relaxed);
+        ColdSearch
+    }
+}
+
+impl Drop for ColdSearch {
+    fn drop(&mut self) {
+        COLD_SEARCHES.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// ε₀ of the error bound that lets the rerank skip a candidate (RaBitQ, Theorem 3.2: the exact
 /// distance is at least `estimate − bound` for all but ≈ 0.1 % of pairs at ε₀ = 3.2).
 pub const RERANK_EPSILON0: f32 = 3.2;
@@ -466,6 +520,13 @@ const RERANK_PREFETCH: usize = 4;
 /// bound `lower(node)` already exceeds the k-th exact distance found so far; the rows of the next
 /// candidates are prefetched while one is scored.
 fn rerank_into(view: &FlatView<'_>, q: &[f32], cands: &[(f32, u32)], top: &mut TopK, lower: impl Fn(u32) -> f32) {
+    // rows of a mapped file not read before: ask for all of them at once, so that their page
+    // faults overlap (some are then skipped by their bound: a few reads wasted, once)
+    if view.pages.is_some() {
+        for &(_, node) in cands {
+            view.will_need(node as usize);
+        }
+    }
     for &(_, node) in cands.iter().take(RERANK_PREFETCH) {
         view.prefetch(node as usize);
     }

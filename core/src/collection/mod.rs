@@ -150,6 +150,10 @@ pub struct Stats {
     /// Rows of the mutable segment covered by its index (durable collections: the interim index
     /// built in the background; the rest is scanned exactly).
     pub mutable_indexed: usize,
+    /// Sealed segments whose walk data (codes and graph) is still being read into memory in the
+    /// background after they were mapped; meanwhile their searches ask for the pages they need
+    /// ahead of use (cold mode). 0 once warm, and always for in-memory collections.
+    pub warming_segments: usize,
 }
 
 /// An in-memory collection of vectors with exact search.
@@ -312,6 +316,7 @@ impl Collection {
             mutable_records: self.rows.len(),
             sealed_segments: self.sealed.len(),
             mutable_indexed: self.mutable_indexed(),
+            warming_segments: self.sealed.iter().filter(|p| p.seg.index().is_cold()).count(),
         }
     }
 
@@ -862,6 +867,7 @@ impl Collection {
             seqs: &self.seqs,
             deleted,
             kernels: self.kernels,
+            pages: None,
         }
     }
 

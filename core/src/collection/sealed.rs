@@ -411,36 +411,50 @@ impl Collection {
             let hits = self.search_mutable(query, q, k, opts, scale(self.rows.len()))?;
             all.extend(hits.into_iter().map(|h| (h, usize::MAX)));
         }
-        for (p, part) in self.sealed.iter().enumerate() {
-            if part.live() == 0 {
-                continue;
-            }
-            let view = part.seg.view(&part.deleted, self.kernels);
-            let exact = opts.exact.unwrap_or(part.live() < FLAT_THRESHOLD);
-            let hits = if exact {
-                flat::search_one(&view, q, k)
-            } else {
-                let ix = part.seg.index();
-                let ef = scaled_ef(opts.ef.unwrap_or(super::DEFAULT_EF), k, scale(part.live()));
-                let rerank = opts
-                    .rerank
-                    .unwrap_or_else(|| ix.default_rerank(k, ef))
-                    .max(k);
-                ix.search(
-                    &view,
-                    query,
-                    q,
-                    k.min(part.live()),
-                    AnnSearch { ef, rerank },
-                )?
-            };
-            all.extend(hits.into_iter().map(|h| (h, p)));
+        // Parts whose files were just mapped (cold: their pages are read from the medium as the
+        // walk needs them) are searched in parallel, one scoped thread each, so that their reads
+        // overlap; otherwise one after another on this thread.
+        let cold = self.sealed.iter().filter(|p| p.live() > 0 && p.seg.index().is_cold()).count();
+        let per_part: Vec<Result<Vec<Hit>>> = if cold >= 2 {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = self
+                    .sealed
+                    .iter()
+                    .map(|part| s.spawn(move || self.search_part(part, query, q, k, opts, scale(part.live()))))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Err(Error::Internal("a segment search panicked".into()))))
+                    .collect()
+            })
+        } else {
+            self.sealed.iter().map(|part| self.search_part(part, query, q, k, opts, scale(part.live()))).collect()
+        };
+        for (p, hits) in per_part.into_iter().enumerate() {
+            all.extend(hits?.into_iter().map(|h| (h, p)));
         }
         // (a NaN distance can only come from a damaged file opened without `verify`: last)
         let key = |d: f32| if d.is_nan() { f32::INFINITY } else { d };
         all.sort_unstable_by(|a, b| key(a.0.dist).total_cmp(&key(b.0.dist)).then(a.0.seq.cmp(&b.0.seq)));
         all.truncate(k);
         Ok(all)
+    }
+
+    /// The `k` best hits of one sealed part (none when all its rows are deleted): an exact scan
+    /// when asked for or when the part is small, else its index walked with ef scaled by
+    /// `ef_scale` (see [`Collection::search_all`]).
+    fn search_part(&self, part: &SealedPart, query: &[f32], q: &[f32], k: usize, opts: &SearchOptions, ef_scale: f64) -> Result<Vec<Hit>> {
+        if part.live() == 0 {
+            return Ok(Vec::new());
+        }
+        if opts.exact.unwrap_or(part.live() < FLAT_THRESHOLD) {
+            return Ok(flat::search_one(&part.seg.view(&part.deleted, self.kernels), q, k));
+        }
+        let view = part.seg.index_view(&part.deleted, self.kernels);
+        let ix = part.seg.index();
+        let ef = scaled_ef(opts.ef.unwrap_or(super::DEFAULT_EF), k, ef_scale);
+        let rerank = opts.rerank.unwrap_or_else(|| ix.default_rerank(k, ef)).max(k);
+        ix.search(&view, query, q, k.min(part.live()), AnnSearch { ef, rerank })
     }
 
     /// The `k` best hits of the mutable segment: its index (over a prefix of the rows, for an
@@ -612,6 +626,7 @@ impl SealInput {
             seqs: &self.seqs,
             deleted: &[],
             kernels: crate::distance::kernels(),
+            pages: None,
         };
         crate::ann::AnnIndex::build(&view, params, &|_, _| {}, cancel)
     }

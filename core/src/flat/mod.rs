@@ -14,6 +14,7 @@ mod topk;
 pub use topk::{Hit, TopK};
 
 use crate::distance::Kernels;
+use crate::region::RecordPages;
 use crate::types::Metric;
 
 /// A borrowed view of the rows to scan.
@@ -36,6 +37,9 @@ pub struct FlatView<'a> {
     pub deleted: &'a [bool],
     /// The kernel set to use.
     pub kernels: &'static Kernels,
+    /// The rows of a mapped file (a sealed segment) that `vectors` is read from, for paging
+    /// hints ([`FlatView::will_need`]); `None` for rows in memory and for sequential scans.
+    pub pages: Option<&'a RecordPages>,
 }
 
 impl FlatView<'_> {
@@ -53,6 +57,15 @@ impl FlatView<'_> {
             Metric::InnerProduct => -(k.dot_f32)(q, x),
             Metric::Cosine => cosine(q, x, self.inv_norms[i], k),
             Metric::L1 => (k.l1_f32)(q, x),
+        }
+    }
+
+    /// Asks the medium for row `i` ahead of use, the first time only, when the rows are read
+    /// from a mapped file ([`RecordPages::will_need`]); nothing for rows in memory.
+    #[inline]
+    pub fn will_need(&self, i: usize) {
+        if let Some(p) = self.pages {
+            p.will_need(i);
         }
     }
 

@@ -132,6 +132,10 @@ pub trait QueryDistance {
     /// Default: nothing.
     #[inline]
     fn prefetch(&self, _node: u32) {}
+    /// Hint that `distance(node)` will be called soon *and* its data may not be in memory yet
+    /// (a walk in cold mode, [`SearchScratch::set_cold`]): ask the medium for it. Default: nothing.
+    #[inline]
+    fn will_need(&self, _node: u32) {}
 }
 
 /// How RobustPrune applies α to the values of a [`NodeDistance`] (see the module documentation).

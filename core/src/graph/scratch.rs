@@ -31,6 +31,9 @@ pub struct SearchScratch {
     /// The unvisited neighbours of the node being expanded.
     pub(crate) fresh: Vec<u32>,
     pub(crate) stats: SearchStats,
+    /// Cold mode: the graph and the codes are read from a mapped file that may not be in
+    /// memory yet, so the walk asks for pages ahead of use ([`SearchScratch::set_cold`]).
+    pub(crate) cold: bool,
 }
 
 /// Bit 31 of a list id: "already expanded". Node ids are therefore < 2³¹.
@@ -40,6 +43,15 @@ impl SearchScratch {
     /// An empty scratch; it grows on first use.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Cold mode for the next walks: before reading them, the walk hints the adjacency rows
+    /// of the next few candidates ([`crate::graph::Graph::will_need`]) and the codes of every fresh neighbour
+    /// ([`crate::graph::QueryDistance::will_need`]), so that the page faults of a node's neighbours are
+    /// served together instead of one after another. Costs a system call per hint: meant only
+    /// for the first searches after a file is mapped (see `segment`), off by default.
+    pub fn set_cold(&mut self, cold: bool) {
+        self.cold = cold;
     }
 
     /// A scratch pre-sized for graphs of up to `n` nodes and lists of `ef` entries.

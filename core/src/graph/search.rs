@@ -70,7 +70,8 @@ pub(crate) fn walk<Q, F, const FILTERED: bool, const RECORD: bool>(
     if n == 0 {
         return;
     }
-    let SearchScratch { marks, epoch, list, results, expanded, fresh, stats } = scratch;
+    let SearchScratch { marks, epoch, list, results, expanded, fresh, stats, cold } = scratch;
+    let cold = *cold;
     let epoch = *epoch;
     marks[entry as usize] = epoch;
     let d = query.distance(entry);
@@ -88,6 +89,12 @@ pub(crate) fn walk<Q, F, const FILTERED: bool, const RECORD: bool>(
             expanded.push((cd, cid));
         }
         hops += 1;
+        if cold {
+            // the adjacency of the candidates likely to be expanded next
+            for &(_, id) in list[cursor + 1..].iter().filter(|c| c.1 & EXPANDED == 0).take(COLD_LOOKAHEAD) {
+                graph.will_need(id);
+            }
+        }
         // Unvisited neighbours first, so that their rows can be prefetched ahead of use.
         fresh.clear();
         for &v in graph.neighbors(cid) {
@@ -100,6 +107,11 @@ pub(crate) fn walk<Q, F, const FILTERED: bool, const RECORD: bool>(
             if *m != epoch {
                 *m = epoch;
                 fresh.push(v);
+            }
+        }
+        if cold {
+            for &v in fresh.iter() {
+                query.will_need(v);
             }
         }
         for &v in fresh.iter().take(PREFETCH_AHEAD) {
@@ -132,6 +144,10 @@ pub(crate) fn walk<Q, F, const FILTERED: bool, const RECORD: bool>(
     stats.distances = distances;
     stats.hops = hops;
 }
+
+/// Cold mode ([`SearchScratch::set_cold`]): how many of the next unexpanded candidates get
+/// their adjacency asked for ahead of use.
+const COLD_LOOKAHEAD: usize = 3;
 
 /// How many neighbours ahead of use [`QueryDistance::prefetch`] is called. Natively a prefetch
 /// instruction is issued 2 ahead. wasm32 has none: its stand-in is a real (volatile) load, so all

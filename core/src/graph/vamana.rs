@@ -55,6 +55,14 @@ impl Adj {
         self.vec().shrink_to_fit();
     }
 
+    /// [`Region::will_need`] for values `at..at + len` when mapped; nothing when owned.
+    #[inline]
+    fn will_need(&self, at: usize, len: usize) {
+        if let Some(r) = &self.mapped {
+            r.will_need(at * 4, len * 4);
+        }
+    }
+
     /// Heap values held (0 when mapped).
     pub(crate) fn capacity(&self) -> usize {
         if self.mapped.is_some() { 0 } else { self.owned.capacity() }
@@ -237,6 +245,15 @@ impl Graph {
         // clamped to the row: a damaged mapped file must not read past it
         let d = (self.adj[s] as usize).min(self.stride - 1);
         &self.adj[s + 1..s + 1 + d]
+    }
+
+    /// Asks the medium for `node`'s adjacency row ahead of use when the graph is read from a
+    /// mapped file ([`Region::will_need`]); nothing for a graph in memory or an id out of range.
+    #[inline]
+    pub fn will_need(&self, node: u32) {
+        if (node as usize) < self.len() {
+            self.adj.will_need(node as usize * self.stride, self.stride);
+        }
     }
 
     /// Total number of edges.

@@ -646,6 +646,16 @@ impl RabitqIndex {
         }
     }
 
+    /// Asks the medium for vector `i`'s record ahead of use when the codes are read from a
+    /// mapped file ([`crate::region::Region::will_need`]): the first searches after a cold open
+    /// then overlap their page faults. Nothing for codes in memory or `i >= len()`.
+    #[inline]
+    pub fn will_need(&self, i: u32) {
+        if (i as usize) < self.len {
+            self.records.will_need(i as usize * self.record_words, self.record_words);
+        }
+    }
+
     /// Asks the CPU to start loading vector `i`'s record (codes and factors) into cache, e.g.
     /// for the neighbours of the next node of a graph walk before estimating them. Only a hint:
     /// no effect for `i >= len()` or on targets without a prefetch instruction (wasm32).
@@ -867,6 +877,14 @@ impl AlignedWords {
         // vector's buffer is `8 · lines.len()` initialised, properly aligned `u64`s, and
         // `len ≤ 8 · lines.len()` (kept by `resize_zeroed`).
         unsafe { std::slice::from_raw_parts(self.lines.as_ptr().cast::<u64>(), self.len) }
+    }
+
+    /// [`Region::will_need`] for words `at..at + len` when mapped.
+    #[inline]
+    fn will_need(&self, at: usize, len: usize) {
+        if let Some(r) = &self.mapped {
+            r.will_need(at * 8, len * 8);
+        }
     }
 
     fn as_mut_slice(&mut self) -> &mut [u64] {

@@ -37,6 +37,10 @@ impl Backing for MmapBacking {
     fn bytes(&self) -> &[u8] {
         &self.0
     }
+
+    fn will_need(&self, offset: usize, len: usize) {
+        let _ = self.0.advise_range(memmap2::Advice::WillNeed, offset, len);
+    }
 }
 
 fn io(path: &Path, what: &str) -> impl Fn(std::io::Error) -> Error {
@@ -89,6 +93,9 @@ pub fn sync_dir(dir: &Path) -> Result<()> {
 /// Maps and opens segment `generation` of `dir`, checking it against the manifest's
 /// `(generation, dim, metric)`.
 ///
+/// The segment comes back in cold mode (its searches ask for their pages ahead of use); pass it
+/// to [`warm_up`] once the caller's own reading is done.
+///
 /// # Errors
 /// `HV_CORRUPT` (missing, damaged or foreign file), `HV_VERSION`, `HV_IO`.
 pub fn open_segment_file(
@@ -113,12 +120,95 @@ pub fn open_segment_file(
     // leaves existing mappings intact). A process truncating the file by hand while it is mapped
     // would make reads fault: that is outside the contract, as for every mmap-based store.
     let map = unsafe { memmap2::Mmap::map(&f) }.map_err(io(&path, "cannot map"))?;
-    let backing = Arc::new(MmapBacking(map));
-    let seg = Segment::from_backing(backing.clone(), (generation, dim, metric))?;
-    // Start reading the walk's hot plane (codes and graph) in the background, so that the first
-    // searches after a cold open fault less; open itself does not wait for it. Only a hint.
-    for (offset, len) in seg.walk_ranges() {
-        let _ = backing.0.advise_range(memmap2::Advice::WillNeed, offset, len);
+    // SAFETY: as above; a second read-only mapping of the same file, for the rerank's row reads.
+    let rows_map = unsafe { memmap2::Mmap::map(&f) }.map_err(io(&path, "cannot map"))?;
+    let mapped = Arc::new(MmapBacking(map));
+    let seg = Segment::from_backing(mapped.clone(), (generation, dim, metric))?;
+    // Paging advice. The walk reads the codes and the graph, and the rerank a few rows, at
+    // random: without advice every page fault there reads the device's whole readahead window
+    // around the page (8 MiB on some disks), which made the first search after a cold open of a
+    // million rows take half a second. Exact scans read `vectors` through the first mapping,
+    // which keeps the kernel's readahead. Only hints: a failure changes speed, not results.
+    for r in seg.hot_regions() {
+        let _ = mapped.0.advise_range(memmap2::Advice::Random, r.offset(), r.len());
     }
-    Ok(Arc::new(seg))
+    let _ = rows_map.advise(memmap2::Advice::Random);
+    let seg = seg.with_rerank_backing(Arc::new(MmapBacking(rows_map)))?;
+    // cold until `warm_up` has read the hot regions in
+    seg.index().set_cold(true);
+    let seg = Arc::new(seg);
+    Ok(seg)
 }
+
+/// Reads the walk's hot regions (codes and graph, [`Segment::hot_regions`]) of freshly opened
+/// segments into the page cache on one background thread, one segment after another, taking
+/// each out of cold mode ([`crate::ann::AnnIndex::set_cold`]) once read. Until then, searches ask
+/// for the pages they are about to read, so that their faults overlap. Returns at once.
+///
+/// The thread asks for one [`WARM_CHUNK`] at a time (the next one while it waits for the
+/// current one) through the random-access mapping, so the kernel reads no further ahead, and
+/// before each chunk it gives way to cold searches in flight for up to [`WARM_YIELD`]: a
+/// searcher's page reads then never queue behind more than two chunks. (Plain sequential reads
+/// of the file let the kernel's readahead queue megabytes at a time, which made the first search
+/// after a cold open take three times longer.) A segment dropped meanwhile is skipped.
+pub fn warm_up(segments: Vec<Arc<Segment>>) {
+    let cold: Vec<std::sync::Weak<Segment>> = segments
+        .iter()
+        .filter(|s| s.index().is_cold())
+        .map(Arc::downgrade)
+        .collect();
+    if cold.is_empty() {
+        return;
+    }
+    let spawned = std::thread::Builder::new().name("hv-warm".into()).spawn({
+        let cold = cold.clone();
+        move || {
+            for weak in cold {
+                warm_segment(&weak);
+            }
+        }
+    });
+    if spawned.is_err() {
+        // no thread: searches keep asking for their pages, slower but correct
+        for s in cold.iter().filter_map(std::sync::Weak::upgrade) {
+            s.index().set_cold(false);
+        }
+    }
+}
+
+fn warm_segment(weak: &std::sync::Weak<Segment>) {
+    const PAGE: usize = 4096;
+    let Some(regions) = weak.upgrade().map(|s| s.hot_regions()) else { return };
+    for r in regions {
+        let len = r.len();
+        let mut at = 0;
+        r.will_need(0, WARM_CHUNK);
+        while at < len {
+            if weak.strong_count() == 0 {
+                return;
+            }
+            let waited = std::time::Instant::now();
+            while crate::ann::cold_searches_in_flight() > 0 && waited.elapsed() < WARM_YIELD {
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+            let m = WARM_CHUNK.min(len - at);
+            if at + m < len {
+                r.will_need(at + m, WARM_CHUNK);
+            }
+            // wait for this chunk: one byte per page
+            let sum = r.bytes()[at..at + m].iter().step_by(PAGE).fold(0u8, |a, &b| a.wrapping_add(b));
+            std::hint::black_box(sum);
+            at += m;
+        }
+    }
+    if let Some(seg) = weak.upgrade() {
+        seg.index().set_cold(false);
+    }
+}
+
+/// Bytes the warm-up thread asks for at a time (see [`warm_up`]).
+const WARM_CHUNK: usize = 64 << 10;
+
+/// Longest the warm-up waits for cold searches before each chunk (see [`warm_up`]): under a
+/// steady search load it still advances a chunk every few milliseconds.
+const WARM_YIELD: std::time::Duration = std::time::Duration::from_millis(2);

@@ -54,7 +54,7 @@ mod write;
 
 #[cfg(feature = "durable")]
 pub use file::{
-    open_segment_file, parse_segment_file_name, segment_file_name, sync_dir, write_segment_file,
+    open_segment_file, parse_segment_file_name, segment_file_name, sync_dir, warm_up, write_segment_file,
     SEGMENT_SUFFIX, TEMP_SUFFIX,
 };
 pub use write::{write_segment, SegmentRows};
@@ -67,7 +67,7 @@ use crate::error::{Error, Result};
 use crate::flat::FlatView;
 use crate::graph::Graph;
 use crate::quant::RabitqIndex;
-use crate::region::{Backing, Region};
+use crate::region::{Backing, RecordPages, Region};
 use crate::types::{Metric, VectorId};
 
 /// The 8-byte magic at the start of a segment file.
@@ -193,6 +193,10 @@ pub struct Segment {
     file_bytes: u64,
     seqs: Region,
     vectors: Region,
+    /// The same bytes as `vectors`, read by the rerank of index searches: a second mapping that
+    /// can be advised for random access while exact scans keep the kernel's readahead
+    /// ([`Segment::with_rerank_backing`]); `vectors` itself otherwise.
+    rerank_vectors: RecordPages,
     inv_norms: Region,
     id_offsets: Region,
     id_bytes: Region,
@@ -401,6 +405,7 @@ impl Segment {
             .iter()
             .map(|&s| (s, regions[s].clone(), table[s].crc))
             .collect();
+        let rerank_vectors = regions[S_VECTORS].clone();
         let mut it = regions.into_iter();
         let mut next = || it.next().expect("one region per section");
         Ok(Segment {
@@ -412,6 +417,7 @@ impl Segment {
             file_bytes: b.len() as u64,
             seqs: next(),
             vectors: next(),
+            rerank_vectors: RecordPages::new(rerank_vectors, dim * 4),
             inv_norms: next(),
             id_offsets: next(),
             id_bytes: next(),
@@ -421,6 +427,26 @@ impl Segment {
             bulk,
             index,
         })
+    }
+
+    /// Reads the rows for the rerank of index searches from `backing` instead: another mapping
+    /// of the same file (same bytes, same length), so that the two access patterns can get
+    /// different paging advice (random reads of a few rows per search; sequential scans).
+    ///
+    /// # Errors
+    /// `HV_CORRUPT` when `backing` is not the same length as this segment's file.
+    pub fn with_rerank_backing(mut self, backing: Arc<dyn Backing>) -> Result<Segment> {
+        if backing.bytes().len() as u64 != self.file_bytes {
+            return Err(Error::Corrupt(format!(
+                "segment {}: second mapping is {} bytes, the file {}",
+                self.generation,
+                backing.bytes().len(),
+                self.file_bytes
+            )));
+        }
+        let region = Region::new::<f32>(&backing, self.vectors.offset() as u64, self.vectors.len() as u64, "vectors")?;
+        self.rerank_vectors = RecordPages::new(region, self.dim * 4);
+        Ok(self)
     }
 
     /// Reads the whole file and checks the bulk sections too: checksums of the rows, codes and
@@ -479,11 +505,11 @@ impl Segment {
         Ok(())
     }
 
-    /// Byte ranges `(offset, length)` of what every graph walk reads: the RaBitQ codes and the
-    /// graph adjacency (the rows are read only by the rerank). A memory-mapped file asks the
-    /// kernel to read these ahead at open.
-    pub fn walk_ranges(&self) -> Vec<(usize, usize)> {
-        self.bulk.iter().filter(|(s, _, _)| *s != S_VECTORS).map(|(_, r, _)| (r.offset(), r.len())).collect()
+    /// The regions every graph walk reads: the RaBitQ codes and the graph adjacency (the rows
+    /// are read only by the rerank, a few per search). A memory-mapped file advises these for
+    /// random access and reads them in the background after open (`warm_up`).
+    pub fn hot_regions(&self) -> Vec<Region> {
+        self.bulk.iter().filter(|(s, _, _)| *s != S_VECTORS).map(|(_, r, _)| r.clone()).collect()
     }
 
     /// The generation (its number in the manifest and its file name).
@@ -524,14 +550,25 @@ impl Segment {
     /// The rows as a flat view with the collection's tombstone flags for them (`deleted` is
     /// empty or one flag per row).
     pub fn view<'a>(&'a self, deleted: &'a [bool], kernels: &'static Kernels) -> FlatView<'a> {
+        self.view_of(&self.vectors, None, deleted, kernels)
+    }
+
+    /// [`Segment::view`] for index searches: the same rows, read through the rerank mapping
+    /// ([`Segment::with_rerank_backing`]).
+    pub fn index_view<'a>(&'a self, deleted: &'a [bool], kernels: &'static Kernels) -> FlatView<'a> {
+        self.view_of(self.rerank_vectors.region(), Some(&self.rerank_vectors), deleted, kernels)
+    }
+
+    fn view_of<'a>(&'a self, vectors: &'a Region, pages: Option<&'a RecordPages>, deleted: &'a [bool], kernels: &'static Kernels) -> FlatView<'a> {
         FlatView {
             dim: self.dim,
             metric: self.metric,
-            vectors: self.vectors.as_slice(),
+            vectors: vectors.as_slice(),
             inv_norms: self.inv_norms.as_slice(),
             seqs: self.seqs.as_slice(),
             deleted,
             kernels,
+            pages,
         }
     }
 
