@@ -135,6 +135,9 @@ pub struct SwapOutcome {
 }
 
 /// `ef · scale`, rounded up, at least `k`.
+/// Most scoped threads one search uses for sealed parts in cold mode (see `search_all`).
+const COLD_SEARCH_THREADS: usize = 4;
+
 fn scaled_ef(ef: usize, k: usize, scale: f64) -> usize {
     ((ef as f64 * scale.min(1.0)).ceil() as usize).max(k)
 }
@@ -412,23 +415,26 @@ impl Collection {
             all.extend(hits.into_iter().map(|h| (h, usize::MAX)));
         }
         // Parts whose files were just mapped (cold: their pages are read from the medium as the
-        // walk needs them) are searched in parallel, one scoped thread each, so that their reads
-        // overlap; otherwise one after another on this thread.
+        // walk needs them) are searched on scoped threads, so that their reads overlap: at most
+        // COLD_SEARCH_THREADS, each taking a contiguous run of parts. Otherwise one after another
+        // on this thread.
+        let search = |part: &SealedPart| self.search_part(part, query, q, k, opts, scale(part.live()));
         let cold = self.sealed.iter().filter(|p| p.live() > 0 && p.seg.index().is_cold()).count();
         let per_part: Vec<Result<Vec<Hit>>> = if cold >= 2 {
+            let run = self.sealed.len().div_ceil(cold.min(COLD_SEARCH_THREADS));
             std::thread::scope(|s| {
                 let handles: Vec<_> = self
                     .sealed
-                    .iter()
-                    .map(|part| s.spawn(move || self.search_part(part, query, q, k, opts, scale(part.live()))))
+                    .chunks(run)
+                    .map(|parts| s.spawn(move || parts.iter().map(search).collect::<Vec<_>>()))
                     .collect();
                 handles
                     .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|_| Err(Error::Internal("a segment search panicked".into()))))
+                    .flat_map(|h| h.join().unwrap_or_else(|_| vec![Err(Error::Internal("a segment search panicked".into()))]))
                     .collect()
             })
         } else {
-            self.sealed.iter().map(|part| self.search_part(part, query, q, k, opts, scale(part.live()))).collect()
+            self.sealed.iter().map(search).collect()
         };
         for (p, hits) in per_part.into_iter().enumerate() {
             all.extend(hits?.into_iter().map(|h| (h, p)));
