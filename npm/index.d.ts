@@ -291,8 +291,9 @@ export declare class Collection<M = Metadata> {
 
   /**
    * Loads a snapshot made by `toBytes()` on either backend (Node or wasm) into a new in-memory
-   * collection, with its index when the snapshot has one (the RaBitQ codes are recomputed from
-   * the vectors; the graph is not rebuilt).
+   * collection, with its index when the snapshot has one: graph and RaBitQ codes are installed as
+   * stored, nothing is rebuilt (snapshots of format version 1, which had no codes, still load:
+   * their codes are recomputed from the vectors).
    * @throws `HV_CORRUPT` (bad magic, checksum, truncation, invalid records), `HV_VERSION`
    * (another snapshot format version), `HV_INVALID_ARGUMENT` (not a Uint8Array).
    */
@@ -388,8 +389,8 @@ export declare class Collection<M = Metadata> {
   compact(): Promise<number>;
 
   /**
-   * A versioned binary snapshot (format `HVSNAP01`, `docs/format.md`): every record (id,
-   * vector, metadata, insertion order) and the index graph if one is built (tombstones are
+   * A versioned binary snapshot (format `HVSNAP01` version 2, `docs/format.md`): every record
+   * (id, vector, metadata, insertion order) and the index (graph and RaBitQ codes) if one is built (tombstones are
    * consolidated first; a collection with sealed segments is written without a graph).
    * Loads with `Collection.fromBytes` on either backend.
    */

@@ -4,7 +4,7 @@
 //! Layout (all integers little-endian; drawn in `docs/format.md`):
 //!
 //! ```text
-//! magic "HVSNAP01" (8) | version u32 = 1 | flags u32 (bit 0: index present)
+//! magic "HVSNAP01" (8) | version u32 = 2 | flags u32 (bit 0: index present)
 //! dim u32 | metric u32 (0 l2, 1 cosine, 2 ip, 3 l1) | count u64
 //! count × record:
 //!   id kind u8 (1 integer, 2 string) | integer: u64 | string: len u32 + UTF-8 bytes
@@ -12,24 +12,32 @@
 //! index (flag bit 0):
 //!   R u32 | L u32 | alpha f32 | passes u32 | bits u32 | seed u64 | entry u32
 //!   count × degree u32 | Σ degree × neighbour u32
+//!   codes (version 2, metric other than L1): centroid dim × f32 | record words u32 |
+//!     count × record words × u64 (RaBitQ records: code and factors, as in a segment file)
 //! crc32 (IEEE) of every byte before it: u32
 //! ```
 //!
-//! The RaBitQ codes are not stored: they are recomputed from the vectors and the stored seed at
-//! load (deterministic, and much cheaper than the graph). Loading checks the magic, the
-//! version (`HV_VERSION`), the checksum and every length against the bytes left before it
-//! allocates (`HV_CORRUPT`), and every record as `restore_row` does.
+//! Version 2 stores the RaBitQ codes, so loading installs them instead of encoding every vector
+//! again (a random rotation per vector: most of a version-1 load, and single-threaded in the
+//! browser). Version 1 snapshots (no codes) still load: their codes are recomputed from the
+//! vectors and the stored seed, as a build computes them. Loading checks the magic, the version
+//! (`HV_VERSION`), the checksum and every length against the bytes left before it allocates
+//! (`HV_CORRUPT`), every record as `restore_row` does, and that the codes match the parameters
+//! and the record count.
 
 use crate::ann::IndexParams;
 use crate::collection::Collection;
 use crate::error::{Error, Result};
 use crate::graph::Graph;
+use crate::quant::RabitqIndex;
 use crate::types::{Metric, VectorId};
 
 /// The 8-byte magic at the start of a snapshot.
 pub const MAGIC: &[u8; 8] = b"HVSNAP01";
-/// The snapshot format version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The snapshot format version this build writes (it also reads version 1).
+pub const VERSION: u32 = 2;
+/// The oldest snapshot version this build reads.
+pub const MIN_READ_VERSION: u32 = 1;
 const FLAG_INDEX: u32 = 1;
 const NO_METADATA: u32 = u32::MAX;
 
@@ -61,6 +69,8 @@ pub struct IndexPart<'a> {
     pub params: IndexParams,
     /// The graph over the records, node `i` = record `i` of the snapshot.
     pub graph: &'a Graph,
+    /// The RaBitQ codes of the records (none under L1), record `i` = record `i`.
+    pub codes: Option<&'a RabitqIndex>,
 }
 
 /// Writes a snapshot of `count` records (from `records`, in row order) and optionally the index.
@@ -117,6 +127,18 @@ pub fn write<'a>(dim: usize, metric: Metric, count: usize, records: impl Iterato
         for i in 0..count as u32 {
             for &v in ix.graph.neighbors(i) {
                 put_u32(&mut out, v);
+            }
+        }
+        if let Some(c) = ix.codes {
+            if c.len() != count {
+                return Err(Error::Internal(format!("snapshot: {} codes for {count} records", c.len())));
+            }
+            for x in c.centroid() {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+            put_u32(&mut out, c.record_words() as u32);
+            for w in c.records() {
+                put_u64(&mut out, *w);
             }
         }
     }
@@ -176,8 +198,8 @@ pub fn read(bytes: &[u8]) -> Result<Collection> {
         return Err(Error::Corrupt("not a horosvec snapshot (bad magic)".into()));
     }
     let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-    if version != VERSION {
-        return Err(Error::Version(format!("snapshot format version {version}; this build reads {VERSION}")));
+    if !(MIN_READ_VERSION..=VERSION).contains(&version) {
+        return Err(Error::Version(format!("snapshot format version {version}; this build reads {MIN_READ_VERSION} to {VERSION}")));
     }
     let (body, tail) = bytes.split_at(bytes.len() - 4);
     let want = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
@@ -234,7 +256,10 @@ pub fn read(bytes: &[u8]) -> Result<Collection> {
         }
         let degrees: Vec<u32> = (0..n).map(|_| r.u32("degree")).collect::<Result<_>>()?;
         let total: u64 = degrees.iter().map(|&d| u64::from(d)).sum();
-        if total.saturating_mul(4) != r.left() as u64 {
+        // version 1 ends with the neighbours; version 2 has the codes after them (except under L1)
+        let codes_follow = version >= 2 && metric != Metric::L1;
+        let fits = if codes_follow { total.saturating_mul(4) <= r.left() as u64 } else { total.saturating_mul(4) == r.left() as u64 };
+        if !fits {
             return Err(Error::Corrupt(format!("snapshot index: {total} neighbours announced, {} bytes left", r.left())));
         }
         let neighbors: Vec<u32> = (0..total).map(|_| r.u32("neighbour")).collect::<Result<_>>()?;
@@ -242,9 +267,42 @@ pub fn read(bytes: &[u8]) -> Result<Collection> {
         let params = IndexParams { r: r_max, l, alpha, passes, bits, seed };
         params.validate().map_err(|e| Error::Corrupt(format!("snapshot index parameters: {e}")))?;
         let graph = Graph::from_parts(r_max, &degrees, &neighbors, entry).map_err(|e| Error::Corrupt(format!("snapshot graph: {e}")))?;
-        col.install_graph(params, graph)?;
+        if codes_follow {
+            let codes = read_codes(&mut r, dim, metric, &params, n)?;
+            if r.left() != 0 {
+                return Err(Error::Corrupt(format!("snapshot has {} unexpected bytes after the codes", r.left())));
+            }
+            col.install_index_parts(params, graph, Some(codes))?;
+        } else {
+            col.install_graph(params, graph)?;
+        }
     } else if r.left() != 0 {
         return Err(Error::Corrupt(format!("snapshot has {} unexpected bytes after the records", r.left())));
     }
     Ok(col)
+}
+
+/// The codes section of a version-2 snapshot: `n` RaBitQ records for `params` (checked: record
+/// width, count, finite centroid).
+fn read_codes(r: &mut Reader<'_>, dim: usize, metric: Metric, params: &IndexParams, n: usize) -> Result<RabitqIndex> {
+    let raw = r.take(4 * dim, "codes centroid")?;
+    let centroid: Vec<f32> = raw.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    if centroid.iter().any(|x| !x.is_finite()) {
+        return Err(Error::Corrupt("snapshot codes: the centroid is not finite".into()));
+    }
+    let words = r.u32("record words")? as usize;
+    if (n as u64).saturating_mul(words as u64).saturating_mul(8) != r.left() as u64 {
+        return Err(Error::Corrupt(format!("snapshot codes: {n} records of {words} words announced, {} bytes left", r.left())));
+    }
+    let bytes = r.take(n * words * 8, "codes")?;
+    let records: Vec<u64> = bytes.chunks_exact(8).map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])).collect();
+    let codes = RabitqIndex::from_parts(dim, metric, crate::ann::code_params(params), centroid, &records)
+        .map_err(|e| Error::Corrupt(format!("snapshot codes: {e}")))?;
+    if codes.record_words() != words || codes.len() != n {
+        return Err(Error::Corrupt(format!(
+            "snapshot codes: {words}-word records do not match {}-bit codes of {dim} dimensions",
+            params.bits
+        )));
+    }
+    Ok(codes)
 }

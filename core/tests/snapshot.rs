@@ -1,4 +1,5 @@
-//! `HVSNAP01` snapshots: round trip with the index, and every damaged form fails with a code.
+//! `HVSNAP01` snapshots: round trip with the index and its codes, version 1 compatibility, and
+//! every damaged form fails with a code.
 
 use std::sync::atomic::AtomicBool;
 
@@ -79,4 +80,67 @@ fn short_string_ids_and_empty_indexes_round_trip() {
     assert!(f.export_graph().unwrap().ids.is_empty());
     f.add(vec![VectorId::Int(7)], &[1.0, 2.0, 3.0, 4.0], None).unwrap();
     assert_eq!(f.len(), 1);
+}
+
+/// Splits a version-2 snapshot of `n` records (index present, metric other than L1) into the
+/// bytes before its codes section and the record width of that section.
+fn codes_section(bytes: &[u8], n: usize, dim: usize) -> (usize, usize) {
+    let body = bytes.len() - 4;
+    (1..=256)
+        .find_map(|words| {
+            let at = body.checked_sub(n * words * 8 + 4 + 4 * dim)?;
+            let w = u32::from_le_bytes(bytes[at + 4 * dim..at + 4 * dim + 4].try_into().unwrap()) as usize;
+            (w == words).then_some((at, words))
+        })
+        .expect("a codes section")
+}
+
+fn with_crc(mut body: Vec<u8>) -> Vec<u8> {
+    let crc = crc32fast::hash(&body);
+    body.extend_from_slice(&crc.to_le_bytes());
+    body
+}
+
+#[test]
+fn version_2_stores_the_codes_and_version_1_still_loads() {
+    let (n, dim) = (2200, 24);
+    let mut c = indexed(n, dim);
+    // rows added after the build: their codes use the build's centroid, which a re-encode would not
+    c.add((0..50u64).map(|i| VectorId::Int(100_000 + i)).collect(), &seeded(50, dim, 8), None).unwrap();
+    let n = n + 50;
+    let v2 = c.to_bytes().unwrap();
+    assert_eq!(u32::from_le_bytes(v2[8..12].try_into().unwrap()), 2);
+    let o = SearchOptions::new(10).unwrap();
+    let queries: Vec<Vec<f32>> = (0..20).map(|i| seeded(1, dim, 1000 + i)).collect();
+    let mut d = Collection::from_bytes(&v2).unwrap();
+    for q in &queries {
+        assert_eq!(d.search(q, &o).unwrap(), c.search(q, &o).unwrap(), "the stored codes give the same answers");
+    }
+    assert_eq!(d.to_bytes().unwrap(), v2);
+
+    // the same snapshot as version 1 (no codes section): loads, codes recomputed
+    let (at, _) = codes_section(&v2, n, dim);
+    let mut v1 = v2[..at].to_vec();
+    v1[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let mut e = Collection::from_bytes(&with_crc(v1)).unwrap();
+    assert_eq!(e.len(), n);
+    assert!(e.has_index());
+    let hits = e.search(&queries[0], &o).unwrap();
+    assert_eq!(hits.len(), 10);
+    assert_eq!(u32::from_le_bytes(e.to_bytes().unwrap()[8..12].try_into().unwrap()), 2, "written back as version 2");
+
+    // damaged codes sections with a valid checksum: a clear HV_CORRUPT
+    let (at, words) = codes_section(&v2, n, dim);
+    let body = &v2[..v2.len() - 4];
+    let w = at + 4 * dim;
+    let mut wrong_width = body.to_vec();
+    wrong_width[w..w + 4].copy_from_slice(&(words as u32 + 1).to_le_bytes());
+    let short = body[..body.len() - 8].to_vec();
+    let mut nan_centroid = body.to_vec();
+    nan_centroid[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    let no_codes = body[..at].to_vec();
+    for (what, b) in [("record width", wrong_width), ("truncated", short), ("centroid", nan_centroid), ("missing", no_codes)] {
+        let e = Collection::from_bytes(&with_crc(b)).err().unwrap_or_else(|| panic!("{what}: loaded"));
+        assert_eq!(e.code(), ErrorCode::Corrupt, "{what}: {e}");
+    }
 }

@@ -269,8 +269,9 @@ impl AnnIndex {
         Ok(AnnIndex { params, graph, codes, deleted: vec![false; n], n_deleted: 0, pool: Mutex::new(Vec::new()), cold: AtomicBool::new(false) })
     }
 
-    /// An index from parts read in place (a mapped segment file): the graph and, except under
-    /// L1, the RaBitQ codes, both over the same `n` rows. Nothing is rebuilt or re-encoded.
+    /// An index from parts read in place (a mapped segment file) or loaded (a snapshot): the
+    /// graph and, except under L1, the RaBitQ codes, both over the same `n` rows, made with
+    /// `params` (bits resolved). Nothing is rebuilt or re-encoded.
     ///
     /// # Errors
     /// `HV_INVALID_ARGUMENT` (parameters), `HV_CORRUPT` (graph and codes disagree in size, or

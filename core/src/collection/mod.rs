@@ -721,6 +721,27 @@ impl Collection {
         Ok(())
     }
 
+    /// Installs an index from its parts (a snapshot): `graph` and `codes` over every row, node
+    /// and record `i` = row `i`, made with `params` (bits resolved). Nothing is encoded again.
+    ///
+    /// # Errors
+    /// `HV_CORRUPT` (parts that do not match the rows or each other, invalid parameters).
+    pub fn install_index_parts(&mut self, params: IndexParams, graph: crate::graph::Graph, codes: Option<crate::quant::RabitqIndex>) -> Result<()> {
+        if graph.len() != self.ids.len() {
+            return Err(Error::Corrupt(format!("the graph has {} nodes for {} rows", graph.len(), self.ids.len())));
+        }
+        if codes.as_ref().is_some_and(|c| c.dim() != self.dim || c.metric() != self.metric) {
+            return Err(Error::Corrupt("the codes do not match the collection's dimension or metric".into()));
+        }
+        let ix = AnnIndex::from_mapped(self.metric, params, graph, codes).map_err(|e| match e {
+            Error::InvalidArgument(m) => Error::Corrupt(m),
+            other => other,
+        })?;
+        self.index = Some(ix);
+        self.version += 1;
+        Ok(())
+    }
+
     /// A versioned binary snapshot of the collection (records and, if built, the index graph):
     /// see [`crate::snapshot`]. Tombstones are consolidated first, so the snapshot holds live
     /// records only.
@@ -735,7 +756,7 @@ impl Collection {
         let n = self.ids.len();
         let dim = self.dim;
         let records = (0..n).map(|r| (&self.ids[r], self.seqs[r], &self.vectors[r * dim..(r + 1) * dim], self.metadata[r].as_deref()));
-        let index = self.index.as_ref().map(|ix| crate::snapshot::IndexPart { params: ix.params(), graph: ix.graph() });
+        let index = self.index.as_ref().map(|ix| crate::snapshot::IndexPart { params: ix.params(), graph: ix.graph(), codes: ix.codes() });
         crate::snapshot::write(dim, self.metric, n, records, index)
     }
 
