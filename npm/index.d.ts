@@ -232,7 +232,7 @@ export interface CollectionStats {
   mutableIndexed: number;
   /**
    * Durable collections: sealed segments whose walk data (RaBitQ codes and graph adjacency) is
-   * still being read into memory in the background after open or seal. Searches work meanwhile:
+   * still being read into memory in the background after open. Searches work meanwhile:
    * they ask the disk for the pages they need ahead of use, so a first search after a cold open
    * costs a few tens of ms instead of one page fault at a time. 0 once warm (and for in-memory
    * collections).

@@ -354,7 +354,7 @@ fn load(store: &mut dyn RecordStore, dir: Option<&Path>, verify: bool) -> Result
             Error::Corrupt("the manifest lists segments but the store has no directory".into())
         })?;
         for e in manifest {
-            let seg = open_segment_file(dir, e.generation, dim, metric)?;
+            let seg = open_segment_file(dir, e.generation, dim, metric, false)?;
             if seg.len() as u64 != e.rows {
                 return Err(Error::Corrupt(format!(
                     "segment {} holds {} rows, the manifest says {}",
@@ -823,12 +823,10 @@ impl<S: RecordStore> Committer<S> {
 fn build_segment(dir: &Path, generation: u64, input: &SealInput, params: IndexParams, cancel: &AtomicBool) -> Result<Arc<Segment>> {
     let ix = input.build_index(params, cancel)?;
     let path = write_segment_file(dir, generation, &input.rows(), &ix)?;
-    let seg = open_segment_file(dir, generation, input.dim, input.metric);
-    match &seg {
-        Ok(seg) => warm_up(vec![seg.clone()]),
-        Err(_) => {
-            let _ = std::fs::remove_file(path);
-        }
+    // just written: in the page cache, not cold
+    let seg = open_segment_file(dir, generation, input.dim, input.metric, true);
+    if seg.is_err() {
+        let _ = std::fs::remove_file(path);
     }
     seg
 }

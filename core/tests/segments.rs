@@ -505,8 +505,9 @@ fn a_cold_segment_searches_the_same_before_and_after_its_warm_up() {
     let rows = SegmentRows { dim: DIM, metric: Metric::L2, ids: &ids, seqs: &seqs, vectors: &vectors, inv_norms: &[], metadata: &metadata };
     write_segment_file(&dir, 7, &rows, &ix).unwrap();
 
-    let seg = open_segment_file(&dir, 7, DIM, Metric::L2).unwrap();
-    assert!(seg.index().is_cold(), "a freshly mapped segment is cold until warmed");
+    assert!(!open_segment_file(&dir, 7, DIM, Metric::L2, true).unwrap().index().is_cold(), "a segment just written is not cold");
+    let seg = open_segment_file(&dir, 7, DIM, Metric::L2, false).unwrap();
+    assert!(seg.index().is_cold(), "a mapped segment is cold until warmed");
     let search = |q: &[f32]| {
         let view = seg.index_view(&[], horosvec_core::kernels());
         seg.index().search(&view, q, q, 10, AnnSearch { ef: 64, rerank: 64 }).unwrap()

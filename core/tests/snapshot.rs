@@ -138,8 +138,33 @@ fn version_2_stores_the_codes_and_version_1_still_loads() {
     let short = body[..body.len() - 8].to_vec();
     let mut nan_centroid = body.to_vec();
     nan_centroid[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    let mut huge_centroid = body.to_vec();
+    huge_centroid[at..at + 4].copy_from_slice(&3e38f32.to_le_bytes());
+    let mut nan_factor = body.to_vec();
+    let last = nan_factor.len() - 4; // the error factor of the last record
+    nan_factor[last..].copy_from_slice(&f32::NAN.to_le_bytes());
+    // the codes of the same rows made with another seed (another rotation): every size matches
+    let mut other = Collection::new(dim, Metric::L2).unwrap();
+    let mut rows = seeded(n - 50, dim, 3);
+    rows.extend(seeded(50, dim, 8));
+    other.add((0..n as u64).map(VectorId::Int).collect(), &rows, None).unwrap();
+    let (ix, ver) = other.build_index(IndexParams { seed: 6, ..IndexParams::default() }, &|_, _| {}, &AtomicBool::new(false)).unwrap();
+    other.install_index(ix, ver).unwrap();
+    let theirs = other.to_bytes().unwrap();
+    let (their_at, _) = codes_section(&theirs, n, dim);
+    let mut other_seed = body[..at].to_vec();
+    other_seed.extend_from_slice(&theirs[their_at..theirs.len() - 4]);
+    assert_eq!(other_seed.len(), body.len());
     let no_codes = body[..at].to_vec();
-    for (what, b) in [("record width", wrong_width), ("truncated", short), ("centroid", nan_centroid), ("missing", no_codes)] {
+    for (what, b) in [
+        ("record width", wrong_width),
+        ("truncated", short),
+        ("centroid", nan_centroid),
+        ("huge centroid", huge_centroid),
+        ("factor", nan_factor),
+        ("another seed", other_seed),
+        ("missing", no_codes),
+    ] {
         let e = Collection::from_bytes(&with_crc(b)).err().unwrap_or_else(|| panic!("{what}: loaded"));
         assert_eq!(e.code(), ErrorCode::Corrupt, "{what}: {e}");
     }

@@ -67,6 +67,10 @@ pub const DEFAULT_EF: usize = 64;
 /// few thousand rows costs about what a graph walk does (measured: see `docs/index.md`).
 pub const FLAT_THRESHOLD: usize = 2_000;
 
+/// Rows re-encoded to check the codes of a snapshot against its vectors (besides the entry
+/// point; see [`Collection::install_index_parts`]).
+pub const CODE_SAMPLE: usize = 16;
+
 /// Consolidate tombstones once they pass this fraction of the graph's nodes.
 pub const CONSOLIDATE_RATIO: f64 = 0.1;
 
@@ -721,7 +725,9 @@ impl Collection {
         Ok(())
     }
 
-    /// Installs an index from its parts (a snapshot): `graph` and `codes` over every row, node
+    /// Installs an index from its parts (a snapshot), after checking the codes: finite factors
+    /// and centroid, and the entry point and [`CODE_SAMPLE`] spread rows re-encoded to the same
+    /// codes (at least 90 % of the bits): `graph` and `codes` over every row, node
     /// and record `i` = row `i`, made with `params` (bits resolved). Nothing is encoded again.
     ///
     /// # Errors
@@ -730,8 +736,28 @@ impl Collection {
         if graph.len() != self.ids.len() {
             return Err(Error::Corrupt(format!("the graph has {} nodes for {} rows", graph.len(), self.ids.len())));
         }
-        if codes.as_ref().is_some_and(|c| c.dim() != self.dim || c.metric() != self.metric) {
-            return Err(Error::Corrupt("the codes do not match the collection's dimension or metric".into()));
+        if let Some(c) = &codes {
+            if c.dim() != self.dim || c.metric() != self.metric || c.len() != self.ids.len() {
+                return Err(Error::Corrupt("the codes do not match the collection's rows, dimension or metric".into()));
+            }
+            c.validate()?;
+            // codes made with another rotation (seed) or centroid would pass every size check and
+            // then estimate nonsense: re-encode the entry point and a few rows and compare
+            let n = self.ids.len();
+            let sample: Vec<usize> = std::iter::once(graph.entry_point() as usize)
+                .chain((0..CODE_SAMPLE).map(|j| j * n / CODE_SAMPLE))
+                .filter(|&r| r < n)
+                .collect();
+            let mut agree = 0.0;
+            for &r in &sample {
+                agree += c.agreement(r as u32, &self.vectors[r * self.dim..(r + 1) * self.dim])?;
+            }
+            if !sample.is_empty() && agree / (sample.len() as f64) < 0.9 {
+                return Err(Error::Corrupt(format!(
+                    "the stored codes do not match the vectors ({:.0} % of sampled code bits reproduced; another seed or centroid?)",
+                    100.0 * agree / sample.len() as f64
+                )));
+            }
         }
         let ix = AnnIndex::from_mapped(self.metric, params, graph, codes).map_err(|e| match e {
             Error::InvalidArgument(m) => Error::Corrupt(m),

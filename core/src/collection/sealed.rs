@@ -134,10 +134,10 @@ pub struct SwapOutcome {
     pub removed: Vec<u64>,
 }
 
-/// `ef · scale`, rounded up, at least `k`.
 /// Most scoped threads one search uses for sealed parts in cold mode (see `search_all`).
 const COLD_SEARCH_THREADS: usize = 4;
 
+/// `ef · scale`, rounded up, at least `k`.
 fn scaled_ef(ef: usize, k: usize, scale: f64) -> usize {
     ((ef as f64 * scale.min(1.0)).ceil() as usize).max(k)
 }
@@ -423,14 +423,18 @@ impl Collection {
         let per_part: Vec<Result<Vec<Hit>>> = if cold >= 2 {
             let run = self.sealed.len().div_ceil(cold.min(COLD_SEARCH_THREADS));
             std::thread::scope(|s| {
-                let handles: Vec<_> = self
+                // a run whose thread cannot be created is searched here, after the others start
+                let started: Vec<_> = self
                     .sealed
                     .chunks(run)
-                    .map(|parts| s.spawn(move || parts.iter().map(search).collect::<Vec<_>>()))
+                    .map(|parts| (parts, std::thread::Builder::new().spawn_scoped(s, move || parts.iter().map(search).collect::<Vec<_>>()).ok()))
                     .collect();
-                handles
+                started
                     .into_iter()
-                    .flat_map(|h| h.join().unwrap_or_else(|_| vec![Err(Error::Internal("a segment search panicked".into()))]))
+                    .flat_map(|(parts, h)| match h {
+                        Some(h) => h.join().unwrap_or_else(|_| vec![Err(Error::Internal("a segment search panicked".into()))]),
+                        None => parts.iter().map(search).collect(),
+                    })
                     .collect()
             })
         } else {

@@ -475,6 +475,47 @@ impl RabitqIndex {
         &self.record(i as usize)[..self.bits * self.words]
     }
 
+    /// Checks codes that came from outside (a snapshot) for values the estimator cannot use:
+    /// every factor finite, and the centroid finite and of a size whose squares an `f32` holds.
+    ///
+    /// # Errors
+    /// `HV_CORRUPT` naming the first bad value.
+    pub fn validate(&self) -> Result<()> {
+        let norm_sq: f64 = self.centroid.iter().map(|&x| f64::from(x) * f64::from(x)).sum();
+        if norm_sq.is_nan() || norm_sq >= 1e30 {
+            return Err(Error::Corrupt(format!("RaBitQ centroid is not finite or too large (squared norm {norm_sq})")));
+        }
+        for i in 0..self.len as u32 {
+            let f = self.factors(i);
+            if ![f.add, f.rescale, f.sum_y, f.error].iter().all(|x| x.is_finite()) {
+                return Err(Error::Corrupt(format!("RaBitQ record {i} has a factor that is not finite")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The share (0 to 1) of the code bits of stored vector `i` that a fresh encoding of `v`
+    /// (its vector, `dim` values) with this index's rotation and centroid reproduces: 1 for codes
+    /// this index made, about 0.5 for codes made with another rotation (another seed).
+    ///
+    /// # Errors
+    /// `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR` (as [`RabitqIndex::push`]).
+    ///
+    /// # Panics
+    /// If `i >= len()`.
+    pub fn agreement(&self, i: u32, v: &[f32]) -> Result<f64> {
+        if v.len() != self.dim {
+            return Err(Error::DimMismatch { expected: self.dim, got: v.len() });
+        }
+        check_vector(v, self.metric, 0)?;
+        let mut fresh = vec![0u64; self.record_words];
+        self.parts().encode(v, &mut EncodeScratch::default(), &mut fresh);
+        let planes = self.bits * self.words;
+        let stored = &self.record(i as usize)[..planes];
+        let differ: u32 = stored.iter().zip(&fresh[..planes]).map(|(a, b)| (a ^ b).count_ones()).sum();
+        Ok(1.0 - f64::from(differ) / (planes * 64).max(1) as f64)
+    }
+
     /// The correction factors of vector `i`.
     ///
     /// # Panics

@@ -93,8 +93,10 @@ pub fn sync_dir(dir: &Path) -> Result<()> {
 /// Maps and opens segment `generation` of `dir`, checking it against the manifest's
 /// `(generation, dim, metric)`.
 ///
-/// The segment comes back in cold mode (its searches ask for their pages ahead of use); pass it
-/// to [`warm_up`] once the caller's own reading is done.
+/// `just_written`: the file was written by this process a moment ago ([`write_segment_file`]),
+/// so its pages are in the page cache and the segment is ready as it is. Otherwise it comes back
+/// in cold mode (its searches ask for their pages ahead of use): pass it to [`warm_up`] once the
+/// caller's own reading is done.
 ///
 /// # Errors
 /// `HV_CORRUPT` (missing, damaged or foreign file), `HV_VERSION`, `HV_IO`.
@@ -103,6 +105,7 @@ pub fn open_segment_file(
     generation: u64,
     dim: usize,
     metric: Metric,
+    just_written: bool,
 ) -> Result<Arc<Segment>> {
     let path = dir.join(segment_file_name(generation));
     let f = match File::open(&path) {
@@ -135,7 +138,7 @@ pub fn open_segment_file(
     let _ = rows_map.advise(memmap2::Advice::Random);
     let seg = seg.with_rerank_backing(Arc::new(MmapBacking(rows_map)))?;
     // cold until `warm_up` has read the hot regions in
-    seg.index().set_cold(true);
+    seg.index().set_cold(!just_written);
     let seg = Arc::new(seg);
     Ok(seg)
 }
@@ -147,8 +150,10 @@ pub fn open_segment_file(
 ///
 /// The thread asks for one [`WARM_CHUNK`] at a time (the next one while it waits for the
 /// current one) through the random-access mapping, so the kernel reads no further ahead, and
-/// before each chunk it gives way to cold searches in flight for up to [`WARM_YIELD`]: a
-/// searcher's page reads then never queue behind more than two chunks. (Plain sequential reads
+/// when the last chunk had to be read from the medium (it took over [`WARM_CACHED`]) it first
+/// gives way to cold searches in flight for up to [`WARM_YIELD`]: a searcher's page reads then
+/// never queue behind more than two chunks, and a file already in the page cache is walked
+/// through at memory speed. (Plain sequential reads
 /// of the file let the kernel's readahead queue megabytes at a time, which made the first search
 /// after a cold open take three times longer.) A segment dropped meanwhile is skipped.
 pub fn warm_up(segments: Vec<Arc<Segment>>) {
@@ -179,6 +184,7 @@ pub fn warm_up(segments: Vec<Arc<Segment>>) {
 fn warm_segment(weak: &std::sync::Weak<Segment>) {
     const PAGE: usize = 4096;
     let Some(regions) = weak.upgrade().map(|s| s.hot_regions()) else { return };
+    let mut from_medium = true;
     for r in regions {
         let len = r.len();
         let mut at = 0;
@@ -188,9 +194,10 @@ fn warm_segment(weak: &std::sync::Weak<Segment>) {
                 return;
             }
             let waited = std::time::Instant::now();
-            while crate::ann::cold_searches_in_flight() > 0 && waited.elapsed() < WARM_YIELD {
+            while from_medium && crate::ann::cold_searches_in_flight() > 0 && waited.elapsed() < WARM_YIELD {
                 std::thread::sleep(std::time::Duration::from_micros(200));
             }
+            let started = std::time::Instant::now();
             let m = WARM_CHUNK.min(len - at);
             if at + m < len {
                 r.will_need(at + m, WARM_CHUNK);
@@ -198,6 +205,7 @@ fn warm_segment(weak: &std::sync::Weak<Segment>) {
             // wait for this chunk: one byte per page
             let sum = r.bytes()[at..at + m].iter().step_by(PAGE).fold(0u8, |a, &b| a.wrapping_add(b));
             std::hint::black_box(sum);
+            from_medium = started.elapsed() > WARM_CACHED;
             at += m;
         }
     }
@@ -208,6 +216,9 @@ fn warm_segment(weak: &std::sync::Weak<Segment>) {
 
 /// Bytes the warm-up thread asks for at a time (see [`warm_up`]).
 const WARM_CHUNK: usize = 64 << 10;
+
+/// A chunk read faster than this came from the page cache (see [`warm_up`]).
+const WARM_CACHED: std::time::Duration = std::time::Duration::from_micros(200);
 
 /// Longest the warm-up waits for cold searches before each chunk (see [`warm_up`]): under a
 /// steady search load it still advances a chunk every few milliseconds.
