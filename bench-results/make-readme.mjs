@@ -242,7 +242,23 @@ for (const f of sideFiles('segments-mixed')) {
     out.push(...table(['ef', ...r.mixed.curve.map((c) => c.ef)], [[r.mixed.layout, ...r.mixed.curve.map((c) => `${c.qps} / ${fmt(c.recall_mean)}`)], [r.sealed.layout, ...r.sealed.curve.map((c) => `${c.qps} / ${fmt(c.recall_mean)}`)]]));
     out.push('');
   }
-  out.push('Rows: 14ef63c scanned the mutable segment exactly; the 0b12b2c run (binary built at 764d02f) had its interim index; 5ca6f39 and later also walk the smaller segment with ef·√(10k/90k). The mutable segment\'s search costs about the same whatever the sealed segment\'s size, so the ratio grows with it: the 400k row (4be41ae) is 390,000 sealed + 10,000 mutable. Single runs: the fully sealed baseline itself moved between 8,769 and 10,387 QPS at ef 64 from run to run on this shared machine, so compare ratios of the same run only. Equal recall: the mixed curve interpolated (log QPS, linear in recall) at the fully sealed layout\'s recall at ef 64.');
+  out.push('Rows: 14ef63c scanned the mutable segment exactly; the 0b12b2c run (binary built at 764d02f) had its interim index; 5ca6f39 and later also walk the smaller segment with ef·√(10k/90k). The mutable segment\'s search costs about the same whatever the sealed segment\'s size, so the ratio grows with it: the 400k row (4be41ae) is 390,000 sealed + 10,000 mutable, the 1M row (711a8f3) 990,000 sealed + 10,000 mutable. At 1M the mixed layout is even ahead (1.06× at ef 64, 1.21× at equal recall): the one 1M segment made by compacting 990k + 10k is both slower and less accurate at ef 64 (5,730 QPS, recall 0.856) than the 990k segment plus the 10k walk (6,098 QPS, 0.882). That is a difference between the two graphs, not measured further (a single run). Single runs: the fully sealed baseline itself moved between 8,769 and 10,387 QPS at ef 64 from run to run on this shared machine, so compare ratios of the same run only. Equal recall: the mixed curve interpolated (log QPS, linear in recall) at the fully sealed layout\'s recall at ef 64.');
+  out.push('');
+}
+for (const f of sideFiles('snapshot-load')) {
+  const rs = records(join(HERE, f));
+  out.push(`## Loading a snapshot: ${f}`);
+  out.push('');
+  out.push(
+    `Command: \`node bench/snapshot-load.mjs >> bench-results/${f}\`: minilm384 (cosine) indexed in memory, \`toBytes()\` (format version 2, RaBitQ codes stored), then \`Collection.fromBytes\` of those bytes and of the same snapshot rewritten as version 1 (codes section removed, so the loader re-encodes every vector), on the native addon and the wasm build. Median of the runs.`,
+  );
+  out.push('');
+  out.push(
+    ...table(
+      ['rev', 'n', 'mode', 'native v2 ms', 'native v1 ms', 'wasm v2 ms', 'wasm v1 ms', 'v2 / v1 bytes', 'v2 top-10 = saved'],
+      rs.map((r) => [r.git, r.n, r.mode, r.native_v2_ms, r.native_v1_ms, r.wasm_v2_ms, r.wasm_v1_ms, fmt(r.bytes_v2 / r.bytes_v1, 3), r.v2_top10_equal_to_saved]),
+    ),
+  );
   out.push('');
 }
 for (const f of sideFiles('build-scaling-')) {

@@ -249,7 +249,7 @@ impl AnnIndex {
         let n = view.seqs.len();
         let codes = encode_codes(view, &params)?;
         let graph = Graph::build_with(&nodes(view), &params.vamana(), progress, cancel).map_err(build_error)?;
-        Ok(AnnIndex { params, graph, codes, deleted: vec![false; n], n_deleted: 0, pool: Mutex::new(Vec::new()), cold: AtomicBool::new(false) })
+        Ok(AnnIndex::assemble(params, graph, codes, n))
     }
 
     /// An index over every row of `view` from a graph built elsewhere (a snapshot, an import):
@@ -266,7 +266,7 @@ impl AnnIndex {
             return Err(Error::invalid_argument(format!("the graph has {} nodes for {n} rows", graph.len())));
         }
         let codes = encode_codes(view, &params)?;
-        Ok(AnnIndex { params, graph, codes, deleted: vec![false; n], n_deleted: 0, pool: Mutex::new(Vec::new()), cold: AtomicBool::new(false) })
+        Ok(AnnIndex::assemble(params, graph, codes, n))
     }
 
     /// An index from parts read in place (a mapped segment file) or loaded (a snapshot): the
@@ -282,7 +282,12 @@ impl AnnIndex {
         if codes.as_ref().is_some_and(|c| c.len() != n) || codes.is_some() == (metric == Metric::L1) {
             return Err(Error::Corrupt("segment index: codes and graph do not match".into()));
         }
-        Ok(AnnIndex { params, graph, codes, deleted: vec![false; n], n_deleted: 0, pool: Mutex::new(Vec::new()), cold: AtomicBool::new(false) })
+        Ok(AnnIndex::assemble(params, graph, codes, n))
+    }
+
+    /// An index of `n` nodes from its parts, without tombstones, not in cold mode.
+    fn assemble(params: IndexParams, graph: Graph, codes: Option<RabitqIndex>, n: usize) -> AnnIndex {
+        AnnIndex { params, graph, codes, deleted: vec![false; n], n_deleted: 0, pool: Mutex::new(Vec::new()), cold: AtomicBool::new(false) }
     }
 
     /// Cold mode: the graph and codes are read from a mapped file whose pages may not be in
@@ -523,9 +528,9 @@ const RERANK_PREFETCH: usize = 4;
 fn rerank_into(view: &FlatView<'_>, q: &[f32], cands: &[(f32, u32)], top: &mut TopK, lower: impl Fn(u32) -> f32) {
     // rows of a mapped file not read before: ask for all of them at once, so that their page
     // faults overlap (some are then skipped by their bound: a few reads wasted, once)
-    if view.pages.is_some() {
+    if let Some(pages) = view.pages {
         for &(_, node) in cands {
-            view.will_need(node as usize);
+            pages.will_need(node as usize);
         }
     }
     for &(_, node) in cands.iter().take(RERANK_PREFETCH) {

@@ -716,7 +716,14 @@ impl Collection {
     /// # Errors
     /// `HV_CORRUPT` when the graph does not fit the rows or the parameters are invalid.
     pub fn install_graph(&mut self, params: IndexParams, graph: crate::graph::Graph) -> Result<()> {
-        let ix = AnnIndex::from_graph(&self.view_with(&[]), params, graph).map_err(|e| match e {
+        let ix = AnnIndex::from_graph(&self.view_with(&[]), params, graph);
+        self.install_loaded(ix)
+    }
+
+    /// Installs an index made from loaded parts; a part that does not fit (`HV_INVALID_ARGUMENT`
+    /// from the index) is damage in what was loaded: `HV_CORRUPT`.
+    fn install_loaded(&mut self, ix: Result<AnnIndex>) -> Result<()> {
+        let ix = ix.map_err(|e| match e {
             Error::InvalidArgument(m) => Error::Corrupt(m),
             other => other,
         })?;
@@ -759,13 +766,7 @@ impl Collection {
                 )));
             }
         }
-        let ix = AnnIndex::from_mapped(self.metric, params, graph, codes).map_err(|e| match e {
-            Error::InvalidArgument(m) => Error::Corrupt(m),
-            other => other,
-        })?;
-        self.index = Some(ix);
-        self.version += 1;
-        Ok(())
+        self.install_loaded(AnnIndex::from_mapped(self.metric, params, graph, codes))
     }
 
     /// A versioned binary snapshot of the collection (records and, if built, the index graph):
