@@ -208,7 +208,7 @@ for (const f of sideFiles('segments-open')) {
     ),
   );
   out.push('');
-  out.push('Medians over the runs. segment B/vec counts the segment files only; `database_bytes` in the records is the SQLite file (records of the mutable segment, manifest), which before 0d8f4f9 still held the pages freed by the seals (no auto-vacuum yet). The first record (14ef63c) predates the warm runs. The last two measure the same files: 5a2a92a built them (a full run) and measured them; ab4cd5f measured them again with `--skip-load --dir <dir>` (load_and_seal_s null), before and after the paging changes of ab4cd5f (random-access advice, cold-mode page requests, background warm-up). "cold other query": a second, different query right after the first two searches; "warm-up done": from the end of open until `stats().warmingSegments` is 0.');
+  out.push('Medians over the runs. segment B/vec counts the segment files only; `database_bytes` in the records is the SQLite file (records of the mutable segment, manifest), which before 0d8f4f9 still held the pages freed by the seals (no auto-vacuum yet). The first record (14ef63c) predates the warm runs. The last records measure the same files: 5a2a92a built them (a full run) and measured them; ab4cd5f and later revisions measured them again with `--skip-load --dir <dir>` (load_and_seal_s null): before and after the paging changes of ab4cd5f (random-access advice, cold-mode page requests, background warm-up). "cold other query": a second, different query right after the first two searches; "warm-up done": from the end of open until `stats().warmingSegments` is 0.');
   out.push('');
 }
 for (const f of sideFiles('segments-mixed')) {
