@@ -1,4 +1,5 @@
 // toBytes / fromBytes: one versioned binary snapshot that loads on both backends, index included.
+import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { backends, expectCode } from './helpers/backends.js';
 import { loadSample } from './helpers/sample.js';
@@ -89,3 +90,43 @@ describe.each(backends)('%s: bad snapshots', (_, hv) => {
     expect(e.metric).toBe('ip');
   });
 });
+
+describe.each(backends)('%s: tampered codes of a version-2 snapshot', (_, hv) => {
+  it('give HV_CORRUPT even with a valid checksum (a NaN factor, another seed)', async () => {
+    const dim = s.dim;
+    const n = 2_100;
+    const col = hv.Collection.create({ dim, metric: 'cosine' });
+    await col.add([...Array(n).keys()], base.subarray(0, n * dim));
+    await col.buildIndex({ seed: 9 });
+    const good = await col.toBytes();
+    const other = hv.Collection.create({ dim, metric: 'cosine' });
+    await other.add([...Array(n).keys()], base.subarray(0, n * dim));
+    await other.buildIndex({ seed: 10 });
+    const theirs = await other.toBytes();
+    /** Start of the codes section (centroid, record width W, n × W u64) before the CRC. */
+    const codesAt = (b: Uint8Array) => {
+      const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      for (let w = 1; w <= 256; w++) {
+        const at = b.length - 4 - (n * w * 8 + 4 + 4 * dim);
+        if (at > 0 && v.getUint32(at + 4 * dim, true) === w) return at;
+      }
+      throw new Error('no codes section');
+    };
+    const withCrc = (body: Uint8Array) => {
+      const out = new Uint8Array(body.length + 4);
+      out.set(body);
+      new DataView(out.buffer).setUint32(body.length, crc32(body) >>> 0, true);
+      return out;
+    };
+    expect((await hv.Collection.fromBytes(withCrc(good.subarray(0, good.length - 4)))).size).toBe(n);
+    const nanFactor = good.slice(0, good.length - 4);
+    new DataView(nanFactor.buffer).setFloat32(nanFactor.length - 4, Number.NaN, true);
+    await expectCode(hv.Collection.fromBytes(withCrc(nanFactor)), 'HV_CORRUPT');
+    // the codes section of the same rows indexed with another seed: every size matches
+    const swapped = new Uint8Array(good.length - 4);
+    swapped.set(good.subarray(0, codesAt(good)));
+    swapped.set(theirs.subarray(codesAt(theirs), theirs.length - 4), codesAt(good));
+    await expectCode(hv.Collection.fromBytes(withCrc(swapped)), 'HV_CORRUPT');
+  });
+});
+
