@@ -218,10 +218,12 @@ describe('sealed segments (native)', () => {
 
   it('survives 30 SIGKILLs during writes, background seals and compactions', async () => {
     const dir = fresh();
-    const stats = await crashRounds(dir, 30, { seed: 21, segments: true, minMs: 50, maxMs: 600 });
+    // a fresh directory every 10 kills, so that seals keep finishing between kills
+    const stats = await crashRounds(dir, 30, { seed: 21, segments: true, minMs: 50, maxMs: 600, freshEvery: 10 });
     expect(stats.kills).toBe(30);
     expect(stats.acked).toBeGreaterThan(30);
     expect(stats.maxSealedSegments).toBeGreaterThan(0);
+    expect(stats.segmentFilesSeen).toBeGreaterThan(1);
     // no orphan temporary files survive a reopen
     const reopened = await native.Collection.open(dir);
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);

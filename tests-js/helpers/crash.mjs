@@ -7,7 +7,7 @@
 //   * search still works;
 // then close and go again with a new tag, on the same directory.
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Collection } from 'horosvec';
@@ -46,17 +46,27 @@ function runWriter(dir, tag, seed, ms, segments) {
  * `kills` rounds on directory `dir`; returns { kills, acked, unackedPresent, unackedAbsent,
  * records, maxSealedSegments } or throws on the first violation. With `segments`, the writer
  * seals every 150 records and merges past 3 sealed segments, so kills land during background
- * seals and compactions too.
+ * seals and compactions too. With `freshEvery` > 0 the directory is emptied every `freshEvery`
+ * rounds: a writer killed every few hundred ms piles up a mutable backlog that no seal can
+ * finish within its life, so without fresh starts later kills only ever land in seal builds.
+ * `segmentFilesSeen` counts the distinct segment files that appeared (seals and compactions that
+ * finished).
  */
-export async function crashRounds(dir, kills, { seed = 1, minMs = 20, maxMs = 400, segments = false, log = () => {} } = {}) {
+export async function crashRounds(dir, kills, { seed = 1, minMs = 20, maxMs = 400, segments = false, freshEvery = 0, log = () => {} } = {}) {
   let s = seed >>> 0;
   const rand = () => {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
     return s / 2 ** 32;
   };
-  const stats = { kills: 0, acked: 0, unackedPresent: 0, unackedAbsent: 0, records: 0, maxSealedSegments: 0, orphanFilesRemoved: 0 };
+  const stats = { kills: 0, acked: 0, unackedPresent: 0, unackedAbsent: 0, records: 0, maxSealedSegments: 0, orphanFilesRemoved: 0, segmentFilesSeen: 0, freshStarts: 0 };
   const segmentFiles = () => readdirSync(dir).filter((f) => f.startsWith('seg-')).length;
+  const seen = new Set();
   for (let round = 0; round < kills; round++) {
+    if (freshEvery > 0 && round > 0 && round % freshEvery === 0) {
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      stats.freshStarts++;
+    }
     const tag = `r${round}`;
     const ms = minMs + Math.floor(rand() * (maxMs - minMs));
     const out = await runWriter(dir, tag, seed + round, ms, segments);
@@ -72,6 +82,8 @@ export async function crashRounds(dir, kills, { seed = 1, minMs = 20, maxMs = 40
       else if (what === 'dsub') delSubmitted.add(Number(b));
       else if (what === 'del' && Number(n) === 1) delAcked.add(Number(b));
     }
+    for (const f of readdirSync(dir)) if (f.startsWith('seg-')) seen.add(`${stats.freshStarts}/${f}`);
+    stats.segmentFilesSeen = seen.size;
     const filesBefore = segmentFiles();
     const col = await Collection.open(dir);
     // files of a seal or compaction the kill interrupted (or whose old files it left) are gone
@@ -107,7 +119,7 @@ export async function crashRounds(dir, kills, { seed = 1, minMs = 20, maxMs = 40
     } finally {
       await col.close();
     }
-    log(`kill ${round + 1}/${kills} after ${ms} ms: ${acked.size} acknowledged, ${submitted.size - acked.size} in flight; ${stats.records} records, ${stats.maxSealedSegments} sealed segments at most, ${stats.orphanFilesRemoved} orphan files removed so far`);
+    log(`kill ${round + 1}/${kills} after ${ms} ms: ${acked.size} acknowledged, ${submitted.size - acked.size} in flight; ${stats.records} records, ${stats.maxSealedSegments} sealed segments at most, ${stats.orphanFilesRemoved} orphan files removed, ${stats.segmentFilesSeen} segment files seen so far`);
   }
   return stats;
 }
