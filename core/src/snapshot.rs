@@ -268,10 +268,8 @@ pub fn read(bytes: &[u8]) -> Result<Collection> {
         params.validate().map_err(|e| Error::Corrupt(format!("snapshot index parameters: {e}")))?;
         let graph = Graph::from_parts(r_max, &degrees, &neighbors, entry).map_err(|e| Error::Corrupt(format!("snapshot graph: {e}")))?;
         if codes_follow {
+            // read_codes takes exactly the bytes left; install_index_parts checks their values
             let codes = read_codes(&mut r, dim, metric, &params, n)?;
-            if r.left() != 0 {
-                return Err(Error::Corrupt(format!("snapshot has {} unexpected bytes after the codes", r.left())));
-            }
             col.install_index_parts(params, graph, Some(codes))?;
         } else {
             col.install_graph(params, graph)?;
@@ -282,14 +280,12 @@ pub fn read(bytes: &[u8]) -> Result<Collection> {
     Ok(col)
 }
 
-/// The codes section of a version-2 snapshot: `n` RaBitQ records for `params` (checked: record
-/// width, count, finite centroid).
+/// The codes section of a version-2 snapshot, the rest of the body: `n` RaBitQ records for
+/// `params` (checked here: sizes and record width; the values by
+/// [`Collection::install_index_parts`]).
 fn read_codes(r: &mut Reader<'_>, dim: usize, metric: Metric, params: &IndexParams, n: usize) -> Result<RabitqIndex> {
     let raw = r.take(4 * dim, "codes centroid")?;
     let centroid: Vec<f32> = raw.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-    if centroid.iter().any(|x| !x.is_finite()) {
-        return Err(Error::Corrupt("snapshot codes: the centroid is not finite".into()));
-    }
     let words = r.u32("record words")? as usize;
     if (n as u64).saturating_mul(words as u64).saturating_mul(8) != r.left() as u64 {
         return Err(Error::Corrupt(format!("snapshot codes: {n} records of {words} words announced, {} bytes left", r.left())));
@@ -298,7 +294,7 @@ fn read_codes(r: &mut Reader<'_>, dim: usize, metric: Metric, params: &IndexPara
     let records: Vec<u64> = bytes.chunks_exact(8).map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])).collect();
     let codes = RabitqIndex::from_parts(dim, metric, crate::ann::code_params(params), centroid, &records)
         .map_err(|e| Error::Corrupt(format!("snapshot codes: {e}")))?;
-    if codes.record_words() != words || codes.len() != n {
+    if codes.record_words() != words {
         return Err(Error::Corrupt(format!(
             "snapshot codes: {words}-word records do not match {}-bit codes of {dim} dimensions",
             params.bits

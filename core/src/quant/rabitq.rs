@@ -369,13 +369,7 @@ impl RabitqIndex {
     /// `HV_DIM_MISMATCH` if `v.len() != dim`; `HV_INVALID_VECTOR` if `v` holds NaN/±∞ or is all
     /// zeros under cosine; `HV_INVALID_ARGUMENT` if the index already holds `u32::MAX` vectors.
     pub fn push(&mut self, v: &[f32]) -> Result<u32> {
-        if v.len() != self.dim {
-            return Err(Error::DimMismatch {
-                expected: self.dim,
-                got: v.len(),
-            });
-        }
-        check_vector(v, self.metric, 0)?;
+        self.check_input(v)?;
         if self.len >= u32::MAX as usize {
             return Err(Error::invalid_argument("RaBitQ index holds at most 2^32 − 1 vectors"));
         }
@@ -504,16 +498,21 @@ impl RabitqIndex {
     /// # Panics
     /// If `i >= len()`.
     pub fn agreement(&self, i: u32, v: &[f32]) -> Result<f64> {
-        if v.len() != self.dim {
-            return Err(Error::DimMismatch { expected: self.dim, got: v.len() });
-        }
-        check_vector(v, self.metric, 0)?;
+        self.check_input(v)?;
         let mut fresh = vec![0u64; self.record_words];
         self.parts().encode(v, &mut EncodeScratch::default(), &mut fresh);
         let planes = self.bits * self.words;
         let stored = &self.record(i as usize)[..planes];
         let differ: u32 = stored.iter().zip(&fresh[..planes]).map(|(a, b)| (a ^ b).count_ones()).sum();
         Ok(1.0 - f64::from(differ) / (planes * 64).max(1) as f64)
+    }
+
+    /// A vector this index can encode: `dim` values, finite (and not zero under cosine).
+    fn check_input(&self, v: &[f32]) -> Result<()> {
+        if v.len() != self.dim {
+            return Err(Error::DimMismatch { expected: self.dim, got: v.len() });
+        }
+        check_vector(v, self.metric, 0)
     }
 
     /// The correction factors of vector `i`.

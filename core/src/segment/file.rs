@@ -139,8 +139,7 @@ pub fn open_segment_file(
     let seg = seg.with_rerank_backing(Arc::new(MmapBacking(rows_map)))?;
     // cold until `warm_up` has read the hot regions in
     seg.index().set_cold(!just_written);
-    let seg = Arc::new(seg);
-    Ok(seg)
+    Ok(Arc::new(seg))
 }
 
 /// Reads the walk's hot regions (codes and graph, [`Segment::hot_regions`]) of freshly opened
@@ -153,9 +152,9 @@ pub fn open_segment_file(
 /// when the last chunk had to be read from the medium (it took over [`WARM_CACHED`]) it first
 /// gives way to cold searches in flight for up to [`WARM_YIELD`]: a searcher's page reads then
 /// never queue behind more than two chunks, and a file already in the page cache is walked
-/// through at memory speed. (Plain sequential reads
-/// of the file let the kernel's readahead queue megabytes at a time, which made the first search
-/// after a cold open take three times longer.) A segment dropped meanwhile is skipped.
+/// through at memory speed. (Plain sequential reads of the file let the kernel's readahead queue
+/// megabytes at a time, which made the first search after a cold open take three times longer.)
+/// A segment dropped meanwhile is skipped.
 pub fn warm_up(segments: Vec<Arc<Segment>>) {
     let cold: Vec<std::sync::Weak<Segment>> = segments
         .iter()
