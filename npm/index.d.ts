@@ -44,6 +44,11 @@ export type ErrorCode =
 /** An error raised by horosvec. */
 export interface HorosvecError extends Error {
   code: ErrorCode;
+  /**
+   * When the caller's own code threw while horosvec read an argument (a getter, a Proxy trap,
+   * metadata's toJSON), `code` is `HV_INVALID_ARGUMENT` and `cause` is that exception.
+   */
+  cause?: unknown;
 }
 
 /** A record id: a string, or a non-negative integer ≤ 2⁵³ − 1. `7` and `"7"` are different ids; each comes back as the type it went in as. */
@@ -243,6 +248,14 @@ export interface CollectionStats {
    * `'full'`. Group commit makes it smaller than the number of writes acknowledged.
    */
   commits?: number;
+  /**
+   * Durable collections only: most records the mutable segment holds while a background seal,
+   * compaction or interim index build runs (2 × `maxMutableRecords`). Past it, further writes
+   * wait (their Promises stay pending, in call order) until the seal that makes room has
+   * started: memory stays bounded whatever the write rate. One batch is never split, so a single
+   * batch larger than the bound is taken into an empty mutable segment.
+   */
+  mutableBound?: number;
   backend: 'native' | 'wasm';
   /** Threads used by batch search (1 under wasm). */
   threads: number;
@@ -320,7 +333,7 @@ export declare class Collection<M = Metadata> {
    * @throws as `add`, except that stored ids are allowed.
    */
   upsert(ids: Id | readonly Id[], vectors: Vector | VectorBatch, metadata?: M | readonly (M | undefined | null)[]): Promise<void>;
-  /** Deletes records; resolves to how many existed. Unknown ids are ignored. */
+  /** Deletes records; resolves to how many existed. Unknown ids are ignored. At most 2²⁷ ids per call (`HV_INVALID_ARGUMENT`). */
   delete(ids: Id | readonly Id[]): Promise<number>;
   /** The stored record, or `undefined`. */
   get(id: Id): StoredRecord<M> | undefined;

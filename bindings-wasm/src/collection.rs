@@ -8,7 +8,8 @@ use horosvec_core::{Collection, Error, IndexParams, Metric, SearchOptions, Write
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{err, hits_out, id_in, ids_in, metadata_in, record_out, stats_out};
+use crate::convert::{bytes_in, err, f32s_in, hits_out, id_in, ids_in, metadata_in, record_out, stats_out, u32s_in};
+use js_sys::{Float32Array, Uint32Array, Uint8Array};
 
 /// An in-memory collection (raw binding; the public API is the JS `Collection` in `npm/lib`).
 #[wasm_bindgen]
@@ -23,8 +24,10 @@ impl CoreCollection {
     fn col_mut(&mut self) -> Result<&mut Collection, JsValue> {
         self.inner.as_mut().ok_or_else(|| err(Error::Closed))
     }
-    /// A write, taking ownership of the vectors wasm-bindgen already copied into wasm memory.
-    fn write(&mut self, kind: WriteKind, ids: JsValue, vectors: Vec<f32>, metadata: Option<Array>) -> Result<(), JsValue> {
+    /// A write: the vectors are copied into wasm memory here, fallibly.
+    fn write(&mut self, kind: WriteKind, ids: JsValue, vectors: &Float32Array, metadata: Option<Array>) -> Result<(), JsValue> {
+        self.col()?;
+        let vectors = f32s_in(vectors).map_err(err)?;
         let ids = ids_in(&ids).map_err(err)?;
         let metadata = metadata_in(metadata).map_err(err)?;
         let col = self.col_mut()?;
@@ -56,8 +59,9 @@ impl CoreCollection {
 
     /// Loads a versioned binary snapshot (from either backend's `toBytes`).
     #[wasm_bindgen(js_name = fromBytes)]
-    pub fn from_bytes(bytes: &[u8]) -> Result<CoreCollection, JsValue> {
-        Ok(CoreCollection { inner: Some(Collection::from_bytes(bytes).map_err(err)?) })
+    pub fn from_bytes(bytes: &Uint8Array) -> Result<CoreCollection, JsValue> {
+        let bytes = bytes_in(bytes).map_err(err)?;
+        Ok(CoreCollection { inner: Some(Collection::from_bytes(&bytes).map_err(err)?) })
     }
 
     /// A versioned binary snapshot of the records and the index graph.
@@ -68,7 +72,9 @@ impl CoreCollection {
 
     /// Installs an index from an external graph (see the Node binding's `importGraphAsync`).
     #[wasm_bindgen(js_name = importGraph)]
-    pub fn import_graph(&mut self, adjacency: Vec<u32>, degree: f64, entry: Option<f64>, params: JsValue) -> Result<JsValue, JsValue> {
+    pub fn import_graph(&mut self, adjacency: &Uint32Array, degree: f64, entry: Option<f64>, params: JsValue) -> Result<JsValue, JsValue> {
+        self.col()?;
+        let adjacency = u32s_in(adjacency).map_err(err)?;
         let get = |k: &str| js_sys::Reflect::get(&params, &k.into()).ok().and_then(|v| v.as_f64());
         let p = IndexParams::from_f64(get("r"), get("l"), get("alpha"), get("passes"), get("bits"), get("seed")).map_err(err)?;
         let int = |name: &str, v: f64| -> Result<u32, JsValue> {
@@ -103,12 +109,12 @@ impl CoreCollection {
     }
 
     /// Inserts records. `vectors`: `n × dim` row-major.
-    pub fn add(&mut self, ids: JsValue, vectors: Vec<f32>, metadata: Option<Array>) -> Result<(), JsValue> {
+    pub fn add(&mut self, ids: JsValue, vectors: &Float32Array, metadata: Option<Array>) -> Result<(), JsValue> {
         self.write(WriteKind::Add, ids, vectors, metadata)
     }
 
     /// Inserts or replaces records.
-    pub fn upsert(&mut self, ids: JsValue, vectors: Vec<f32>, metadata: Option<Array>) -> Result<(), JsValue> {
+    pub fn upsert(&mut self, ids: JsValue, vectors: &Float32Array, metadata: Option<Array>) -> Result<(), JsValue> {
         self.write(WriteKind::Upsert, ids, vectors, metadata)
     }
 
@@ -125,17 +131,21 @@ impl CoreCollection {
     }
 
     /// Exact search for one query.
-    pub fn search(&self, query: &[f32], options: JsValue) -> Result<JsValue, JsValue> {
+    pub fn search(&self, query: &Float32Array, options: JsValue) -> Result<JsValue, JsValue> {
         let o = opts(&options)?;
-        let hits = self.col()?.search(query, &o).map_err(err)?;
+        let col = self.col()?;
+        let query = f32s_in(query).map_err(err)?;
+        let hits = col.search(&query, &o).map_err(err)?;
         Ok(hits_out(&hits))
     }
 
     /// Exact search for `n` queries (`n × dim` row-major); an array of per-query hits.
     #[wasm_bindgen(js_name = searchBatch)]
-    pub fn search_batch(&self, queries: &[f32], options: JsValue) -> Result<Array, JsValue> {
+    pub fn search_batch(&self, queries: &Float32Array, options: JsValue) -> Result<Array, JsValue> {
         let o = opts(&options)?;
-        let all = self.col()?.search_batch(queries, &o).map_err(err)?;
+        let col = self.col()?;
+        let queries = f32s_in(queries).map_err(err)?;
+        let all = col.search_batch(&queries, &o).map_err(err)?;
         Ok(all.iter().map(|h| hits_out(h)).collect())
     }
 

@@ -144,3 +144,25 @@ pub fn exported_out(g: &horosvec_core::collection::ExportedGraph) -> JsValue {
     set(&o, "ids", &ids);
     o.into()
 }
+
+/// Copies a JS typed array into a new wasm `Vec`, reserving fallibly: at the heap's ceiling the
+/// call fails with `HV_OUT_OF_MEMORY` before anything changes (wasm-bindgen's own copy of a
+/// `Vec<f32>` argument would abort the instance instead).
+macro_rules! typed_in {
+    ($name:ident, $js:ty, $t:ty, $zero:expr) => {
+        /// A JS typed array → `Vec`, fallibly (see the macro's doc).
+        pub fn $name(a: &$js) -> horosvec_core::Result<Vec<$t>> {
+            let n = a.length() as usize;
+            let mut v: Vec<$t> = Vec::new();
+            v.try_reserve_exact(n).map_err(|_| {
+                Error::OutOfMemory(format!("cannot copy {n} input values into the wasm heap; nothing was changed"))
+            })?;
+            v.resize(n, $zero);
+            a.copy_to(&mut v);
+            Ok(v)
+        }
+    };
+}
+typed_in!(f32s_in, js_sys::Float32Array, f32, 0.0);
+typed_in!(u32s_in, js_sys::Uint32Array, u32, 0);
+typed_in!(bytes_in, js_sys::Uint8Array, u8, 0);

@@ -116,6 +116,17 @@ impl Default for SegmentConfig {
 }
 
 impl SegmentConfig {
+    /// Most records the mutable segment holds: 2 × [`max_mutable_records`](SegmentConfig::max_mutable_records).
+    /// A write that would take it past the bound waits (its Promise stays pending; later writes
+    /// keep their order behind it) until a seal has moved records out: the committer starts
+    /// that seal if no background job runs, or waits for the running job (a seal, a compaction,
+    /// an interim index) and starts it next. So memory and the rows scanned exactly stay bounded
+    /// whatever the write rate. One batch is never split: a batch larger than the bound enters
+    /// an empty mutable segment. Nothing waits when no seal can run (no directory).
+    pub fn mutable_bound(&self) -> usize {
+        self.max_mutable_records.saturating_mul(2)
+    }
+
     /// Checks the ranges.
     ///
     /// # Errors
@@ -175,6 +186,7 @@ pub struct DurableCollection {
     read_only: bool,
     commits: Arc<AtomicU64>,
     cancel: Arc<AtomicBool>,
+    mutable_bound: usize,
 }
 
 impl DurableCollection {
@@ -193,7 +205,8 @@ impl DurableCollection {
         cfg: SegmentConfig,
     ) -> Result<DurableCollection> {
         cfg.validate()?;
-        let col = load(&mut store, dir.as_deref(), cfg.verify)?;
+        let col = load(&mut store, dir.as_deref(), cfg.verify, read_only)?;
+        warm_up(col.sealed().iter().map(|p| p.segment().clone()).collect());
         let next_gen = col
             .sealed()
             .iter()
@@ -226,6 +239,8 @@ impl DurableCollection {
                 cancel: cancel.clone(),
                 commits: commits.clone(),
                 closing: false,
+                held: Vec::new(),
+                deleted_since_reclaim: 0,
             };
             let handle = std::thread::Builder::new()
                 .name("horosvec-commit".into())
@@ -241,7 +256,14 @@ impl DurableCollection {
             read_only,
             commits,
             cancel,
+            mutable_bound: cfg.mutable_bound(),
         })
+    }
+
+    /// The bound on the mutable segment's records behind the writers' backpressure
+    /// ([`SegmentConfig::mutable_bound`]).
+    pub fn mutable_bound(&self) -> usize {
+        self.mutable_bound
     }
 
     /// The shared in-memory collection (searches take its read lock).
@@ -342,13 +364,71 @@ impl Drop for DurableCollection {
     }
 }
 
+/// Attempts of a read-only open that found a segment file of its manifest already removed by
+/// the writer (a compaction committed a newer manifest meanwhile) before it gives up.
+const READ_RETRIES: usize = 50;
+
 /// Builds the in-memory collection: the manifest's segments (mapped), then the store's
-/// mutable records.
-fn load(store: &mut dyn RecordStore, dir: Option<&Path>, verify: bool) -> Result<Collection> {
+/// mutable records, all from one consistent read of the store ([`RecordStore::begin_read`]).
+///
+/// A read-only view beside a writer may find a file of the manifest it read already removed: the
+/// writer committed a compaction and deleted the merged files after this read began. The read is
+/// then begun again (the newer manifest names the new file); a file held open stays readable
+/// after its removal, so once every file is mapped the view no longer depends on the writer.
+fn load(store: &mut dyn RecordStore, dir: Option<&Path>, verify: bool, read_only: bool) -> Result<Collection> {
+    let mut attempt = 0;
+    loop {
+        store.begin_read()?;
+        let res = load_once(store, dir, verify, read_only && attempt < READ_RETRIES);
+        store.end_read();
+        match res {
+            Loaded::Done(r) => return r,
+            Loaded::Moved => {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        }
+    }
+}
+
+/// One attempt of [`load`].
+enum Loaded {
+    Done(Result<Collection>),
+    /// A segment file of the manifest read is gone (only reported when a retry is allowed).
+    Moved,
+}
+
+fn load_once(store: &mut dyn RecordStore, dir: Option<&Path>, verify: bool, may_retry: bool) -> Loaded {
     let (dim, metric) = store.shape();
+    let manifest = match store.segments() {
+        Ok(m) => m,
+        Err(e) => return Loaded::Done(Err(e)),
+    };
+    let gone = |m: &[crate::store::ManifestEntry]| match (may_retry, dir) {
+        (true, Some(d)) => m.iter().any(|e| !d.join(segment_file_name(e.generation)).exists()),
+        _ => false,
+    };
+    if gone(&manifest) {
+        return Loaded::Moved;
+    }
+    let generations: Vec<crate::store::ManifestEntry> = manifest.iter().map(|e| crate::store::ManifestEntry { tombstones: Vec::new(), ..e.clone() }).collect();
+    match load_parts(store, dir, verify, dim, metric, manifest) {
+        // removed between the check above and its opening
+        Err(_) if gone(&generations) => Loaded::Moved,
+        r => Loaded::Done(r),
+    }
+}
+
+fn load_parts(
+    store: &mut dyn RecordStore,
+    dir: Option<&Path>,
+    verify: bool,
+    dim: usize,
+    metric: crate::types::Metric,
+    manifest: Vec<crate::store::ManifestEntry>,
+) -> Result<Collection> {
     let mut col = Collection::new(dim, metric)?;
     col.set_deferred_index(true);
-    let manifest = store.segments()?;
     if !manifest.is_empty() {
         let dir = dir.ok_or_else(|| {
             Error::Corrupt("the manifest lists segments but the store has no directory".into())
@@ -370,7 +450,6 @@ fn load(store: &mut dyn RecordStore, dir: Option<&Path>, verify: bool) -> Result
         }
     }
     store.load(&mut |r| col.restore_row(r.id, r.seq, &r.vector, r.metadata))?;
-    warm_up(col.sealed().iter().map(|p| p.segment().clone()).collect());
     Ok(col)
 }
 
@@ -453,14 +532,24 @@ struct Committer<S: RecordStore> {
     cancel: Arc<AtomicBool>,
     commits: Arc<AtomicU64>,
     closing: bool,
+    /// Writes held back, in call order, while the mutable segment is at its bound and a job runs
+    /// (backpressure: [`SegmentConfig::mutable_bound`]).
+    held: Vec<(WriteRequest, Reply)>,
+    /// Records deleted from the store since its free pages were last given back.
+    deleted_since_reclaim: usize,
 }
+
+/// Records deleted from the store after which its free pages are given back (when enough of the
+/// file is free: [`RecordStore::reclaim`]).
+const RECLAIM_AFTER_DELETES: usize = 1024;
 
 impl<S: RecordStore> Committer<S> {
     fn run(&mut self, rx: Receiver<Msg>) {
         // a seal or an interim index may be due right after open
         self.maybe_start_job();
         while let Ok(first) = rx.recv() {
-            let mut writes = Vec::new();
+            // writes held back by the bound go first, in their call order
+            let mut writes = std::mem::take(&mut self.held);
             let mut next = Some(first);
             while let Some(m) = next.take() {
                 match m {
@@ -468,9 +557,11 @@ impl<S: RecordStore> Committer<S> {
                     Msg::Seal(r) => self.want_seal.push(r),
                     Msg::Compact(r) => self.want_compact.push(r),
                     Msg::Built(b) => {
-                        // writes queued before the build finished go first
-                        self.commit_group(std::mem::take(&mut writes));
+                        // writes queued before the build finished go first (as far as the bound
+                        // lets them; the rest wait for the seal started after this install)
+                        self.commit_bounded(&mut writes);
                         self.install(*b);
+                        self.commit_bounded(&mut writes);
                     }
                     Msg::Close => self.closing = true,
                 }
@@ -478,7 +569,8 @@ impl<S: RecordStore> Committer<S> {
                     next = rx.try_recv().ok();
                 }
             }
-            self.commit_group(writes);
+            self.commit_bounded(&mut writes);
+            self.held = writes;
             if self.closing {
                 if self.busy {
                     self.after_group();
@@ -505,17 +597,40 @@ impl<S: RecordStore> Committer<S> {
         }
     }
 
-    /// Applies a group of writes in memory, commits it in one transaction, answers.
-    fn commit_group(&mut self, msgs: Vec<(WriteRequest, Reply)>) {
+    /// Commits what the mutable segment's bound lets in ([`SegmentConfig::mutable_bound`]);
+    /// when writes remain and no job runs, starts the one that makes room (a seal), then holds
+    /// the rest in `msgs` until it is installed. If no job can start (no directory, nothing to
+    /// seal), or the collection is closing, nothing is held.
+    fn commit_bounded(&mut self, msgs: &mut Vec<(WriteRequest, Reply)>) {
+        self.commit_group(msgs, !self.closing);
+        if !msgs.is_empty() && !self.busy {
+            self.maybe_start_job();
+            let hold = self.busy && !self.closing;
+            self.commit_group(msgs, hold);
+        }
+    }
+
+    /// Applies a group of writes in memory, commits it in one transaction, answers. With
+    /// `hold`, the writes from the first one that would take the mutable segment past its bound
+    /// stay in `msgs`, in order (backpressure).
+    fn commit_group(&mut self, msgs: &mut Vec<(WriteRequest, Reply)>, hold: bool) {
         if msgs.is_empty() {
             return;
         }
         let mut done: Vec<(Applied, Reply, usize)> = Vec::with_capacity(msgs.len());
         // answered once the lock is released: a reply may read the collection
         let mut failed: Vec<(Reply, Error)> = Vec::new();
+        let bound = self.cfg.mutable_bound();
         {
             let mut guard = write_lock(&self.shared);
-            for (req, reply) in msgs {
+            let mut rest = std::mem::take(msgs).into_iter();
+            while let Some((req, reply)) = rest.next() {
+                if hold && guard.as_ref().is_some_and(|col| holds(col, &req, bound)) {
+                    // this write and every later one wait (call order is kept)
+                    msgs.push((req, reply));
+                    msgs.extend(rest);
+                    break;
+                }
                 match guard.as_mut() {
                     None => failed.push((reply, Error::Closed)),
                     Some(col) => match apply(col, req) {
@@ -567,10 +682,18 @@ impl<S: RecordStore> Committer<S> {
             }
         }
         let result = self.store.commit(&muts);
+        let deleted = muts.iter().filter(|m| matches!(m, Mutation::Delete { .. })).count();
         drop(muts);
         match result {
             Ok(()) => {
                 self.commits.fetch_add(1, Ordering::Relaxed);
+                // deletes free database pages: give them back now and then (best effort; the
+                // store decides whether enough of the file is free to be worth it)
+                self.deleted_since_reclaim += deleted;
+                if self.deleted_since_reclaim >= RECLAIM_AFTER_DELETES {
+                    self.deleted_since_reclaim = 0;
+                    let _ = self.store.reclaim(false);
+                }
                 for (_, reply, n) in done {
                     reply(Ok(n));
                 }
@@ -587,7 +710,7 @@ impl<S: RecordStore> Committer<S> {
     /// After a failed commit the store holds none of the group: rebuild memory from it (and
     /// the manifest's segments) so that nothing unacknowledged stays visible.
     fn reload(&mut self) {
-        let reloaded = load(&mut self.store, self.dir.as_deref(), false);
+        let reloaded = load(&mut self.store, self.dir.as_deref(), false, false);
         let mut g = write_lock(&self.shared);
         if g.is_some() {
             *g = reloaded.ok();
@@ -613,7 +736,11 @@ impl<S: RecordStore> Committer<S> {
         let seal_input = {
             let guard = read_lock(&shared);
             let Some(col) = guard.as_ref() else { return };
-            let seal_due = !self.want_seal.is_empty() || col.mutable_len() >= self.cfg.max_mutable_records;
+            // past maxSealedSegments the merge goes first: under sustained writes a seal would
+            // otherwise always be due again when a job ends, and the segments would pile up
+            // (writes wait at the mutable bound meanwhile, as for any job)
+            let too_many = col.sealed().len() > self.cfg.max_sealed_segments;
+            let seal_due = !self.want_seal.is_empty() || (col.mutable_len() >= self.cfg.max_mutable_records && !too_many);
             if seal_due { col.seal_input() } else { None }
         };
         if let Some(input) = seal_input {
@@ -800,11 +927,11 @@ impl<S: RecordStore> Committer<S> {
                         let _ = std::fs::remove_file(dir.join(segment_file_name(*g)));
                     }
                 }
-                // a seal moved records out of the database: give their pages back (best effort;
-                // a database created before incremental auto-vacuum keeps them for reuse)
-                if !moved.is_empty() {
-                    let _ = self.store.reclaim();
-                }
+                // a seal moved records out of the database: give their pages back, and truncate
+                // the write-ahead log that the swap's transaction grew (best effort; a database
+                // created before incremental auto-vacuum keeps its pages for reuse)
+                self.deleted_since_reclaim = 0;
+                let _ = self.store.reclaim(true);
                 answer(Ok(count));
             }
             Err(e) => {
@@ -852,6 +979,19 @@ fn compaction_choice(col: &Collection, cfg: &SegmentConfig, forced: bool) -> Opt
         .iter()
         .position(|p| p.tombstone_ratio() > cfg.max_tombstone_ratio)
         .map(|p| vec![p])
+}
+
+/// True when `req` must wait while a job runs: an add or upsert of `n` records that would take
+/// a non-empty mutable segment past `bound` (a delete never grows it; a batch alone larger than
+/// the bound goes into an empty segment, so one batch is never split or held forever).
+fn holds(col: &Collection, req: &WriteRequest, bound: usize) -> bool {
+    match req {
+        WriteRequest::Put { ids, .. } => {
+            let m = col.mutable_len();
+            m > 0 && m.saturating_add(ids.len()) > bound
+        }
+        WriteRequest::Delete { .. } => false,
+    }
 }
 
 /// Applies one request to the collection (all or nothing); returns what changed and the count.

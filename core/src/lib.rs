@@ -25,6 +25,7 @@ pub mod durable;
 pub mod error;
 pub mod flat;
 pub mod graph;
+pub mod mem;
 pub mod quant;
 pub mod region;
 pub mod segment;

@@ -83,8 +83,16 @@ pub fn write<'a>(dim: usize, metric: Metric, count: usize, records: impl Iterato
     put_u32(&mut out, dim as u32);
     put_u32(&mut out, metric_code(metric));
     put_u64(&mut out, count as u64);
+    let oom = |_| Error::OutOfMemory("snapshot buffer".into());
     let mut written = 0usize;
     for (id, seq, v, meta) in records {
+        // every growth of the buffer is fallible (a wasm heap at its ceiling gives
+        // HV_OUT_OF_MEMORY, not an abort); within the first estimate this only checks
+        let id_len = match id {
+            VectorId::Int(_) => 8,
+            VectorId::Str(s) => 4 + s.len(),
+        };
+        out.try_reserve(1 + id_len + 8 + 4 + meta.map_or(0, str::len) + 4 * v.len() + 4).map_err(oom)?;
         match id {
             VectorId::Int(i) => {
                 out.push(1);
@@ -113,6 +121,9 @@ pub fn write<'a>(dim: usize, metric: Metric, count: usize, records: impl Iterato
         return Err(Error::Internal(format!("snapshot: {written} records written, {count} announced")));
     }
     if let Some(ix) = index {
+        let edges: usize = (0..count as u32).map(|i| ix.graph.degree(i)).sum();
+        let codes = ix.codes.map_or(0, |c| 4 * dim + 4 + c.records().len() * 8);
+        out.try_reserve(32 + 4 * count + 4 * edges + codes + 4).map_err(oom)?;
         let p = ix.params;
         put_u32(&mut out, p.r as u32);
         put_u32(&mut out, p.l as u32);
@@ -254,6 +265,9 @@ pub fn read(bytes: &[u8]) -> Result<Collection> {
         if (n as u64).saturating_mul(4) > r.left() as u64 {
             return Err(Error::Corrupt("snapshot index: degrees truncated".into()));
         }
+        // the graph, its fixed-stride copy and the codes are built from what is left of the body
+        let stride = r_max.saturating_add(1).min(4097);
+        crate::mem::ensure_headroom(n.saturating_mul(stride * 4 + 8).saturating_add(r.left().saturating_mul(2)), "loading the snapshot's index")?;
         let degrees: Vec<u32> = (0..n).map(|_| r.u32("degree")).collect::<Result<_>>()?;
         let total: u64 = degrees.iter().map(|&d| u64::from(d)).sum();
         // version 1 ends with the neighbours; version 2 has the codes after them (except under L1)

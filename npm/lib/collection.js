@@ -2,8 +2,8 @@
 // shapes, supplies defaults and turns column-wise raw results into `{ id, distance, metadata }`
 // objects; every check on values happens in the Rust core.
 
-import { guard, hvError, toHvError } from './errors.js';
-import { toBatch, toIds, idCount, toIndexOptions, toMetadata, toSearchOptions, toVector, checkId } from './input.js';
+import { guard, hvError, inputError, readInput, toHvError } from './errors.js';
+import { toBatch, toIds, idsLength, toIndexOptions, toMetadata, toSearchOptions, toVector, checkId } from './input.js';
 
 // Metadata is validated as JSON when written; text that no longer parses was damaged on disk.
 function parseMetadata(m, id) {
@@ -13,6 +13,9 @@ function parseMetadata(m, id) {
     throw hvError('HV_CORRUPT', `stored metadata of record ${JSON.stringify(id)} is not JSON (damaged on disk)`);
   }
 }
+
+// `signal.aborted` is the caller's value: a getter that throws is the caller's error.
+const isAborted = (signal) => readInput(() => signal?.aborted === true);
 
 function hits(raw) {
   const out = new Array(raw.ids.length);
@@ -90,17 +93,23 @@ export function makeApi(raw) {
     }
 
     static create(options) {
-      if (options === null || typeof options !== 'object') {
-        throw hvError('HV_INVALID_ARGUMENT', 'Collection.create needs an options object such as { dim: 384, metric: "cosine" }');
-      }
-      const { dim, metric = 'l2' } = options;
-      if (typeof dim !== 'number') throw hvError('HV_INVALID_ARGUMENT', `dim must be a positive integer, got ${typeof dim}`);
-      if (typeof metric !== 'string') throw hvError('HV_INVALID_ARGUMENT', `metric must be a string, got ${typeof metric}`);
+      const [dim, metric] = readInput(() => {
+        if (options === null || typeof options !== 'object') {
+          throw inputError('HV_INVALID_ARGUMENT', 'Collection.create needs an options object such as { dim: 384, metric: "cosine" }');
+        }
+        const { dim, metric = 'l2' } = options;
+        if (typeof dim !== 'number') throw inputError('HV_INVALID_ARGUMENT', `dim must be a positive integer, got ${typeof dim}`);
+        if (typeof metric !== 'string') throw inputError('HV_INVALID_ARGUMENT', `metric must be a string, got ${typeof metric}`);
+        return [dim, metric];
+      });
       return guard(() => new Collection(raw.CoreCollection.create(dim, metric), CREATE));
     }
 
     static async fromBytes(bytes) {
-      if (!(bytes instanceof Uint8Array)) throw hvError('HV_INVALID_ARGUMENT', 'fromBytes needs a Uint8Array (or Buffer) made by toBytes()');
+      // a Proxy of a Uint8Array passes `instanceof` but is no view: neither backend can read it
+      if (!readInput(() => ArrayBuffer.isView(bytes) && bytes instanceof Uint8Array)) {
+        throw hvError('HV_INVALID_ARGUMENT', 'fromBytes needs a Uint8Array (or Buffer) made by toBytes()');
+      }
       let rawCol;
       try {
         rawCol = native ? await raw.CoreCollection.fromBytesAsync(bytes) : raw.CoreCollection.fromBytes(bytes);
@@ -114,16 +123,20 @@ export function makeApi(raw) {
       let adjacency, degree, entry, params;
       try {
         this.#open();
-        if (graph === null || typeof graph !== 'object') throw hvError('HV_INVALID_ARGUMENT', 'importGraph needs { adjacency: Uint32Array, degree, entry? }');
-        const { adjacency: a, degree: d, entry: e, ...rest } = graph;
-        if (!(a instanceof Uint32Array)) throw hvError('HV_INVALID_ARGUMENT', 'adjacency must be a Uint32Array of n × degree neighbour ids (0xFFFFFFFF = padding)');
-        if (typeof d !== 'number') throw hvError('HV_INVALID_ARGUMENT', `degree must be a positive integer, got ${typeof d}`);
-        if (e !== undefined && typeof e !== 'number') throw hvError('HV_INVALID_ARGUMENT', `entry must be a node number, got ${typeof e}`);
-        [adjacency, degree, entry] = [a, d, e];
-        for (const k of ['R', 'r', 'onProgress', 'signal']) {
-          if (rest[k] !== undefined) throw hvError('HV_INVALID_ARGUMENT', `importGraph does not take ${k} (R is the degree; the import is not a build)`);
-        }
-        [params] = toIndexOptions(rest);
+        [adjacency, degree, entry, params] = readInput(() => {
+          if (graph === null || typeof graph !== 'object') throw inputError('HV_INVALID_ARGUMENT', 'importGraph needs { adjacency: Uint32Array, degree, entry? }');
+          const { adjacency: a, degree: d, entry: e, ...rest } = graph;
+          // a real Uint32Array: a Proxy of one passes `instanceof` but the backends cannot read it
+          if (!(ArrayBuffer.isView(a) && a instanceof Uint32Array)) {
+            throw inputError('HV_INVALID_ARGUMENT', 'adjacency must be a Uint32Array of n × degree neighbour ids (0xFFFFFFFF = padding)');
+          }
+          if (typeof d !== 'number') throw inputError('HV_INVALID_ARGUMENT', `degree must be a positive integer, got ${typeof d}`);
+          if (e !== undefined && typeof e !== 'number') throw inputError('HV_INVALID_ARGUMENT', `entry must be a node number, got ${typeof e}`);
+          for (const k of ['R', 'r', 'onProgress', 'signal']) {
+            if (rest[k] !== undefined) throw inputError('HV_INVALID_ARGUMENT', `importGraph does not take ${k} (R is the degree; the import is not a build)`);
+          }
+          return [a, d, e, toIndexOptions(rest)[0]];
+        });
       } catch (e) {
         return Promise.reject(toHvError(e));
       }
@@ -154,22 +167,25 @@ export function makeApi(raw) {
         throw hvError('HV_UNSUPPORTED', 'Collection.open needs the native backend (Node.js); in browsers use Collection.create or Collection.fromBytes');
       }
       if (typeof path !== 'string' || path === '') throw hvError('HV_INVALID_ARGUMENT', 'path must be a non-empty string (a directory)');
-      if (options === null || typeof options !== 'object') throw hvError('HV_INVALID_ARGUMENT', 'open options must be an object');
-      const known = ['dim', 'metric', 'durability', 'readOnly', 'maxMutableRecords', 'maxSealedSegments', 'maxTombstoneRatio', 'verify'];
-      const unknown = Object.keys(options).filter((k) => !known.includes(k));
-      if (unknown.length > 0) throw hvError('HV_INVALID_ARGUMENT', `unknown open option ${JSON.stringify(unknown[0])} (known: ${known.join(', ')})`);
-      const { dim, metric, durability = 'full', readOnly = false, maxMutableRecords, maxSealedSegments, maxTombstoneRatio, verify = false } = options;
-      for (const [name, v] of [['maxMutableRecords', maxMutableRecords], ['maxSealedSegments', maxSealedSegments], ['maxTombstoneRatio', maxTombstoneRatio]]) {
-        if (v !== undefined && typeof v !== 'number') throw hvError('HV_INVALID_ARGUMENT', `${name} must be a number, got ${typeof v}`);
-      }
-      if (typeof verify !== 'boolean') throw hvError('HV_INVALID_ARGUMENT', 'verify must be a boolean');
-      if (dim !== undefined && typeof dim !== 'number') throw hvError('HV_INVALID_ARGUMENT', `dim must be a positive integer, got ${typeof dim}`);
-      if (metric !== undefined && typeof metric !== 'string') throw hvError('HV_INVALID_ARGUMENT', `metric must be a string, got ${typeof metric}`);
-      if (typeof durability !== 'string') throw hvError('HV_INVALID_ARGUMENT', `durability must be "full", "normal" or "off"`);
-      if (typeof readOnly !== 'boolean') throw hvError('HV_INVALID_ARGUMENT', 'readOnly must be a boolean');
+      const { dim, metric, durability, readOnly, limits } = readInput(() => {
+        if (options === null || typeof options !== 'object') throw inputError('HV_INVALID_ARGUMENT', 'open options must be an object');
+        const known = ['dim', 'metric', 'durability', 'readOnly', 'maxMutableRecords', 'maxSealedSegments', 'maxTombstoneRatio', 'verify'];
+        const unknown = Object.keys(options).filter((k) => !known.includes(k));
+        if (unknown.length > 0) throw inputError('HV_INVALID_ARGUMENT', `unknown open option ${JSON.stringify(unknown[0])} (known: ${known.join(', ')})`);
+        const { dim, metric, durability = 'full', readOnly = false, maxMutableRecords, maxSealedSegments, maxTombstoneRatio, verify = false } = options;
+        for (const [name, v] of [['maxMutableRecords', maxMutableRecords], ['maxSealedSegments', maxSealedSegments], ['maxTombstoneRatio', maxTombstoneRatio]]) {
+          if (v !== undefined && typeof v !== 'number') throw inputError('HV_INVALID_ARGUMENT', `${name} must be a number, got ${typeof v}`);
+        }
+        if (typeof verify !== 'boolean') throw inputError('HV_INVALID_ARGUMENT', 'verify must be a boolean');
+        if (dim !== undefined && typeof dim !== 'number') throw inputError('HV_INVALID_ARGUMENT', `dim must be a positive integer, got ${typeof dim}`);
+        if (metric !== undefined && typeof metric !== 'string') throw inputError('HV_INVALID_ARGUMENT', `metric must be a string, got ${typeof metric}`);
+        if (typeof durability !== 'string') throw inputError('HV_INVALID_ARGUMENT', `durability must be "full", "normal" or "off"`);
+        if (typeof readOnly !== 'boolean') throw inputError('HV_INVALID_ARGUMENT', 'readOnly must be a boolean');
+        return { dim, metric, durability, readOnly, limits: { maxMutableRecords, maxSealedSegments, maxTombstoneRatio, verify } };
+      });
       let rawCol;
       try {
-        rawCol = await raw.CoreCollection.openAsync(path, dim, metric, durability, readOnly, { maxMutableRecords, maxSealedSegments, maxTombstoneRatio, verify });
+        rawCol = await raw.CoreCollection.openAsync(path, dim, metric, durability, readOnly, limits);
       } catch (e) {
         throw toHvError(e);
       }
@@ -190,7 +206,8 @@ export function makeApi(raw) {
 
     // Runs `start(raw)` (which returns the raw result or a Promise) as a write (`write` true) or
     // a read. `args` were normalised at call time; `snapshot` copies them when the call has to
-    // wait, so the caller may change its buffers as soon as the call returns.
+    // wait, so the caller may change its buffers as soon as the call returns (ids and metadata
+    // are already copies of our own; only a Float32Array used as is needs it).
     #call(write, start, snapshot, build = false) {
       let r;
       try {
@@ -269,7 +286,7 @@ export function makeApi(raw) {
     stats() {
       return guard(() => {
         const r = this.#open();
-        return { ...r.stats(), backend, threads: raw.threads(), ...(this.#durable ? { commits: r.commits } : {}) };
+        return { ...r.stats(), backend, threads: raw.threads(), ...(this.#durable ? { commits: r.commits, mutableBound: r.mutableBound } : {}) };
       });
     }
 
@@ -277,17 +294,19 @@ export function makeApi(raw) {
       let idList, flat, meta;
       try {
         this.#open();
-        const single = !Array.isArray(ids);
-        idList = toIds(ids);
-        flat = toBatch(vectors, this.#dim);
-        meta = toMetadata(metadata, idCount(idList), single);
+        [idList, flat, meta] = readInput(() => {
+          const single = !Array.isArray(ids);
+          const n = idsLength(ids);
+          // vectors before ids: their shape and count are checked against the ids count before
+          // an id or a value is read (bounds before work)
+          const f = toBatch(vectors, this.#dim, n);
+          return [toIds(ids, n), f, toMetadata(metadata, n, single)];
+        });
       } catch (e) {
         return Promise.reject(toHvError(e));
       }
       const snapshot = () => {
         flat = flat.slice();
-        if (Array.isArray(idList)) idList = [...idList];
-        else if (idList instanceof Float64Array) idList = idList.slice();
       };
       const start = (r) => {
         if (this.#durable) return this.#submit(method, idList, flat, meta);
@@ -328,14 +347,11 @@ export function makeApi(raw) {
       let idList;
       try {
         this.#open();
-        idList = toIds(ids);
+        idList = readInput(() => toIds(ids));
       } catch (e) {
         return Promise.reject(toHvError(e));
       }
-      const snapshot = () => {
-        if (Array.isArray(idList)) idList = [...idList];
-        else if (idList instanceof Float64Array) idList = idList.slice();
-      };
+      const snapshot = () => {}; // the ids are a copy already
       const start = (r) => {
         if (this.#durable) return this.#submit('delete', idList, undefined, undefined);
         return native ? r.deleteAsync(idList) : r.delete(idList);
@@ -346,25 +362,23 @@ export function makeApi(raw) {
     get(id) {
       return guard(() => {
         const r = this.#open();
-        const rec = r.get(checkId(id));
+        const rec = r.get(readInput(() => checkId(id)));
         if (rec === undefined || rec === null) return undefined;
         return { vector: rec.vector, metadata: rec.metadata === null || rec.metadata === undefined ? undefined : parseMetadata(rec.metadata, id) };
       });
     }
 
     searchSync(query, options) {
-      return guard(() => {
-        const r = this.#open();
-        return hits(r.search(toVector(query, 'query'), toSearchOptions(options)));
-      });
+      const r = this.#open();
+      const [q, o] = readInput(() => [toVector(query, this.#dim, 'query'), toSearchOptions(options)]);
+      return guard(() => hits(r.search(q, o)));
     }
 
     search(query, options) {
       let q, o;
       try {
         this.#open();
-        o = toSearchOptions(options);
-        q = toVector(query, 'query');
+        [o, q] = readInput(() => [toSearchOptions(options), toVector(query, this.#dim, 'query')]);
       } catch (e) {
         return Promise.reject(toHvError(e));
       }
@@ -377,8 +391,7 @@ export function makeApi(raw) {
       let flat, o;
       try {
         this.#open();
-        o = toSearchOptions(options);
-        flat = toBatch(queries, this.#dim, 'queries');
+        [o, flat] = readInput(() => [toSearchOptions(options), toBatch(queries, this.#dim, undefined, 'queries')]);
       } catch (e) {
         return Promise.reject(toHvError(e));
       }
@@ -391,8 +404,8 @@ export function makeApi(raw) {
       let params, onProgress, signal;
       try {
         this.#open();
-        [params, onProgress, signal] = toIndexOptions(options);
-        if (signal?.aborted) throw hvError('HV_CANCELLED', 'the build was aborted before it started');
+        [params, onProgress, signal] = readInput(() => toIndexOptions(options));
+        if (isAborted(signal)) throw hvError('HV_CANCELLED', 'the build was aborted before it started');
       } catch (e) {
         return Promise.reject(toHvError(e));
       }
@@ -406,7 +419,7 @@ export function makeApi(raw) {
         })).then(settle);
       }
       return this.#call(true, (r) => {
-        if (signal?.aborted) throw hvError('HV_CANCELLED', 'the build was aborted before it started');
+        if (isAborted(signal)) throw hvError('HV_CANCELLED', 'the build was aborted before it started');
         const p = r.buildIndexAsync(params);
         const onAbort = () => r.cancelBuild();
         signal?.addEventListener('abort', onAbort, { once: true });

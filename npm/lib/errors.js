@@ -36,3 +36,48 @@ export function guard(f) {
     throw toHvError(e);
   }
 }
+
+// Reading a call's arguments runs the caller's own code: getters, Proxy traps, toJSON. What that
+// code throws is the caller's mistake, not a bug inside horosvec, so the step that reads (and
+// normalises) the arguments runs inside `readInput`, which turns such an exception into
+// HV_INVALID_ARGUMENT with the original as `cause`. The JS layer's own checks in that step raise
+// `inputError`s, tagged with the `readInput` call they belong to, which pass through unchanged.
+// Anything else counts as the caller's, even an error with an HV_ code (one a nested horosvec
+// call made from the caller's getter raised belongs to that call, not to this one). Backend
+// calls stay outside `readInput`, so their errors keep their codes. One `readInput` per call:
+// our own code never nests them.
+const owner = new WeakMap();
+let reading = null;
+
+/** An `Error` with a stable `code`, raised by a check of the input inside `readInput`. */
+export function inputError(code, message, cause) {
+  const e = hvError(code, message, cause);
+  if (reading !== null) owner.set(e, reading);
+  return e;
+}
+
+/** Runs `f`, which reads the caller's arguments; an exception from the caller's code becomes HV_INVALID_ARGUMENT. */
+export function readInput(f) {
+  const outer = reading;
+  const self = {};
+  reading = self;
+  try {
+    return f();
+  } catch (e) {
+    if (owner.get(e) === self) throw e;
+    throw hvError('HV_INVALID_ARGUMENT', `an argument's own code (a getter, Proxy trap or toJSON) threw while it was read: ${describe(e)}`, e);
+  } finally {
+    reading = outer;
+  }
+}
+
+// The message of what the caller's code threw, without running more of it unguarded (a Proxy
+// thrown as the exception, a throwing `message` getter or toString).
+function describe(e) {
+  try {
+    const m = e instanceof Error ? e.message : e;
+    return typeof m === 'string' ? m : String(m);
+  } catch {
+    return 'an exception that cannot be printed';
+  }
+}

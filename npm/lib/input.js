@@ -2,79 +2,182 @@
 // Float32Array (zero-copy when they already are one), batches become one flat `n × dim`
 // row-major Float32Array, ids become an array, metadata becomes JSON text. Values are checked by
 // the core, so both backends raise the same error for the same mistake.
+//
+// Two rules hold here, because these functions read the caller's values and so run the
+// caller's code (getters, Proxy traps, toJSON):
+// - They run inside `readInput` (errors.js) and raise their own errors with `inputError`; what
+//   the caller's code throws becomes HV_INVALID_ARGUMENT with that exception as `cause`.
+// - Bounds before work: a length is checked against `dim` and the ids count before any element
+//   is read, so an array-like or Proxy claiming 2³¹ elements fails at once. Every element is
+//   read once, into a copy: the backend sees only values made here, never the caller's objects
+//   (a getter that answers differently the second time cannot slip past a check).
 
-import { hvError } from './errors.js';
+import { inputError } from './errors.js';
+
+/**
+ * At most this many ids, vectors or queries in one call. Far above any real batch (2²⁷ ids are
+ * gigabytes on the JS heap and again in the core); it bounds what a lying `length` can make us
+ * read when nothing else does (delete, searchBatch).
+ */
+const MAX_BATCH = 2 ** 27;
 
 const isView = (v) => ArrayBuffer.isView(v) && !(v instanceof DataView);
+const isBigIntView = (v) => v instanceof BigInt64Array || v instanceof BigUint64Array;
+// %TypedArray%: what every typed array constructor inherits from.
+const TypedArray = Object.getPrototypeOf(Int8Array);
+// The length of a real typed array from its internal slot (an own `length` property could lie).
+const viewLength = Object.getOwnPropertyDescriptor(TypedArray.prototype, 'length').get;
 
-/** One vector → Float32Array. Accepts Float32Array (as is), any numeric typed array, number[]. */
-export function toVector(v, what = 'vector') {
-  if (v instanceof Float32Array) return v;
-  if (isView(v) && !(v instanceof BigInt64Array) && !(v instanceof BigUint64Array)) return Float32Array.from(v);
-  if (Array.isArray(v) || (v !== null && typeof v === 'object' && typeof v.length === 'number' && !isView(v))) {
-    for (let i = 0; i < v.length; i++) {
-      if (typeof v[i] !== 'number') {
-        throw hvError('HV_INVALID_ARGUMENT', `${what}[${i}] is ${typeof v[i]}, expected a number`);
-      }
-    }
-    return Float32Array.from(v);
+/** A copy target of `n` floats; a failed allocation is HV_OUT_OF_MEMORY, not a caller's throw. */
+function floats(n) {
+  try {
+    return new Float32Array(n);
+  } catch (e) {
+    throw inputError('HV_OUT_OF_MEMORY', `cannot allocate ${n} floats for the input`, e);
   }
-  throw hvError('HV_INVALID_ARGUMENT', `${what} must be a Float32Array, another numeric typed array, or an array of numbers`);
+}
+
+/** `v.length` when it is a usable length (read once), else HV_INVALID_ARGUMENT. */
+function lengthOf(v, what) {
+  return checkLength(v.length, what);
+}
+
+function checkLength(n, what) {
+  if (!Number.isSafeInteger(n) || n < 0) {
+    throw inputError('HV_INVALID_ARGUMENT', `${what}.length must be a non-negative integer, got ${typeof n === 'number' ? n : typeof n}`);
+  }
+  return n;
+}
+
+/**
+ * What vector input `v` is, without reading an element: `{ kind, length }` with kind 'f32' (a
+ * Float32Array, used as is), 'typed' (another numeric typed array, copied without running caller
+ * code) or 'list' (an array or array-like of numbers, read element by element).
+ */
+function shapeOf(v, what) {
+  if (isView(v)) {
+    if (v instanceof Float32Array) return { kind: 'f32', length: viewLength.call(v) };
+    if (!isBigIntView(v)) return { kind: 'typed', length: viewLength.call(v) };
+  } else if (v !== null && typeof v === 'object') {
+    // A Proxy of a typed array (or an object inheriting from one) is not a view: its `length`
+    // getter throws, so it cannot be read as an array-like either.
+    if (v instanceof TypedArray) {
+      throw inputError('HV_INVALID_ARGUMENT', `${what} is a Proxy of (or inherits from) a typed array, which cannot be read; pass the typed array itself`);
+    }
+    if (Array.isArray(v)) return { kind: 'list', length: lengthOf(v, what) };
+    const n = v.length;
+    if (typeof n === 'number') return { kind: 'list', length: checkLength(n, what) };
+  }
+  throw inputError('HV_INVALID_ARGUMENT', `${what} must be a Float32Array, another numeric typed array, or an array of numbers`);
+}
+
+/** Copies the `n` values of vector `v` (of shape `kind`) into `out` at `offset`. */
+function copyInto(out, offset, v, kind, n, what) {
+  if (kind !== 'list') {
+    out.set(v, offset); // typed array to typed array: internal slots only, no caller code
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    const x = v[i];
+    if (typeof x !== 'number') throw inputError('HV_INVALID_ARGUMENT', `${what}[${i}] is ${typeof x}, expected a number`);
+    out[offset + i] = x;
+  }
+}
+
+/** One vector of `dim` values → Float32Array. Accepts Float32Array (as is), any numeric typed array, number[]. */
+export function toVector(v, dim, what = 'vector') {
+  const { kind, length } = shapeOf(v, what);
+  if (length !== dim) throw inputError('HV_DIM_MISMATCH', `${what} has ${length} components but the collection's dim is ${dim}`);
+  if (kind === 'f32') return v;
+  const out = floats(length);
+  copyInto(out, 0, v, kind, length, what);
+  return out;
+}
+
+/** `n` vectors where the call needs `count` (the ids count; undefined for queries: any number). */
+function checkRows(n, count, dim, what) {
+  if (count !== undefined && n !== count) {
+    throw inputError('HV_INVALID_ARGUMENT', `${count} ids but ${n} vectors of dim ${dim}`);
+  }
+  if (n > MAX_BATCH) throw inputError('HV_INVALID_ARGUMENT', `${n} ${what} in one call; at most ${MAX_BATCH}`);
 }
 
 /**
  * A batch → flat Float32Array (`n × dim`). Accepts a flat typed array or number[] of length
  * n × dim, or an array of vectors (each Float32Array / Float64Array / number[] of length dim).
+ * `count`: how many vectors the call needs (its ids count), or undefined for a query batch.
  */
-export function toBatch(vectors, dim, what = 'vectors') {
-  if (Array.isArray(vectors) && vectors.length > 0 && typeof vectors[0] !== 'number') {
-    const out = new Float32Array(vectors.length * dim);
-    for (let i = 0; i < vectors.length; i++) {
-      const v = toVector(vectors[i], `${what}[${i}]`);
-      if (v.length !== dim) {
-        throw hvError('HV_DIM_MISMATCH', `${what}[${i}] has ${v.length} components but the collection's dim is ${dim}`);
+export function toBatch(vectors, dim, count, what = 'vectors') {
+  // No ids: nothing to read; the core rejects the empty batch with its own message.
+  if (count === 0) return new Float32Array(0);
+  const { kind, length } = shapeOf(vectors, what);
+  if (kind === 'list' && Array.isArray(vectors) && length > 0 && typeof vectors[0] !== 'number') {
+    checkRows(length, count, dim, what);
+    const out = floats(length * dim);
+    for (let i = 0; i < length; i++) {
+      const v = vectors[i];
+      const name = `${what}[${i}]`;
+      const row = shapeOf(v, name);
+      if (row.length !== dim) {
+        throw inputError('HV_DIM_MISMATCH', `${name} has ${row.length} components but the collection's dim is ${dim}`);
       }
-      out.set(v, i * dim);
+      copyInto(out, i * dim, v, row.kind, dim, name);
     }
     return out;
   }
-  return toVector(vectors, what);
+  // the same code and wording as the core's check of a flat batch
+  if (length % dim !== 0) {
+    throw inputError('HV_DIM_MISMATCH', `a flat batch of ${length} values is not a whole number of vectors of dim ${dim}`);
+  }
+  checkRows(length / dim, count, dim, what);
+  if (kind === 'f32') return vectors;
+  const out = floats(length);
+  copyInto(out, 0, vectors, kind, length, what);
+  return out;
+}
+
+/** How many ids `ids` names (1 for a single id), checked before any of them is read. */
+export function idsLength(ids) {
+  if (!Array.isArray(ids)) return 1;
+  const n = lengthOf(ids, 'ids');
+  if (n > MAX_BATCH) throw inputError('HV_INVALID_ARGUMENT', `${n} ids in one call; at most ${MAX_BATCH}`);
+  return n;
 }
 
 /**
  * Ids → what the backends take: a Float64Array when every id is a number (one copy, no
- * per-element conversion in the binding), else the array itself. A single id (string or
- * number) is accepted for a one-record call.
+ * per-element conversion in the binding), else an array of our own. A single id (string or
+ * number) is accepted for a one-record call. `n` is `idsLength(ids)` when the caller has it.
  */
-export function toIds(ids) {
+export function toIds(ids, n = idsLength(ids)) {
   if (!Array.isArray(ids)) {
     checkId(ids, 'id');
     return typeof ids === 'number' ? Float64Array.of(ids) : [ids];
   }
+  const list = [];
   let numeric = true;
-  for (let i = 0; i < ids.length; i++) {
-    const t = typeof ids[i];
-    if (t !== 'number') {
+  let strings = true;
+  for (let i = 0; i < n; i++) {
+    const id = ids[i];
+    if (typeof id === 'number') {
+      strings = false;
+    } else {
       numeric = false;
-      checkId(ids[i], `ids[${i}]`);
+      checkId(id, `ids[${i}]`);
     }
+    list.push(id);
   }
-  if (ids.length === 0) return ids;
-  if (numeric) return Float64Array.from(ids);
-  if (ids.every((id) => typeof id === 'string')) return packStrings(ids);
-  return ids;
+  if (n === 0) return list;
+  if (numeric) return new Float64Array(list);
+  if (strings) return packStrings(list);
+  return list;
 }
 
 /** Many string ids → `{ text, lengths }`: one string and the UTF-16 length of each id. */
 function packStrings(ids) {
   const lengths = new Uint32Array(ids.length);
   for (let i = 0; i < ids.length; i++) lengths[i] = ids[i].length;
-  return { text: ids.join(''), lengths, count: ids.length };
-}
-
-/** Number of ids in what `toIds` returned. */
-export function idCount(ids) {
-  return ids.count ?? ids.length;
+  return { text: ids.join(''), lengths };
 }
 
 // A lone UTF-16 surrogate cannot be stored as UTF-8: two different ids would collapse into one.
@@ -83,10 +186,10 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 export function checkId(id, what = 'id') {
   if (typeof id === 'string') {
     if (typeof id.isWellFormed === 'function' ? !id.isWellFormed() : LONE_SURROGATE.test(id)) {
-      throw hvError('HV_INVALID_ARGUMENT', `${what} contains a lone UTF-16 surrogate (not a well-formed string)`);
+      throw inputError('HV_INVALID_ARGUMENT', `${what} contains a lone UTF-16 surrogate (not a well-formed string)`);
     }
   } else if (typeof id !== 'number') {
-    throw hvError('HV_INVALID_ARGUMENT', `${what} must be a string or a non-negative safe integer, got ${typeof id}`);
+    throw inputError('HV_INVALID_ARGUMENT', `${what} must be a string or a non-negative safe integer, got ${typeof id}`);
   }
   return id;
 }
@@ -96,22 +199,29 @@ export function toMetadata(metadata, n, single) {
   if (metadata === undefined) return undefined;
   const list = single ? [metadata] : metadata;
   if (!Array.isArray(list)) {
-    throw hvError('HV_INVALID_ARGUMENT', 'metadata must be an array with one entry per id');
+    throw inputError('HV_INVALID_ARGUMENT', 'metadata must be an array with one entry per id');
   }
-  if (list.length !== n) {
-    throw hvError('HV_INVALID_ARGUMENT', `${list.length} metadata entries for ${n} ids`);
+  const len = lengthOf(list, 'metadata');
+  if (len !== n) {
+    throw inputError('HV_INVALID_ARGUMENT', `${len} metadata entries for ${n} ids`);
   }
-  return list.map((m, i) => {
-    if (m === undefined || m === null) return null;
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const m = list[i];
+    if (m === undefined || m === null) {
+      out.push(null);
+      continue;
+    }
     let text;
     try {
       text = JSON.stringify(m);
     } catch (e) {
-      throw hvError('HV_INVALID_ARGUMENT', `metadata[${i}] is not JSON-serialisable: ${e.message}`, e);
+      throw inputError('HV_INVALID_ARGUMENT', `metadata[${i}] is not JSON-serialisable: ${e?.message ?? e}`, e);
     }
-    if (text === undefined) throw hvError('HV_INVALID_ARGUMENT', `metadata[${i}] is not JSON-serialisable`);
-    return text;
-  });
+    if (text === undefined) throw inputError('HV_INVALID_ARGUMENT', `metadata[${i}] is not JSON-serialisable`);
+    out.push(text);
+  }
+  return out;
 }
 
 /**
@@ -120,18 +230,18 @@ export function toMetadata(metadata, n, single) {
  */
 export function toSearchOptions(opts) {
   if (opts === undefined || opts === null || typeof opts !== 'object') {
-    throw hvError('HV_INVALID_ARGUMENT', 'search options must be an object such as { k: 10 }');
+    throw inputError('HV_INVALID_ARGUMENT', 'search options must be an object such as { k: 10 }');
   }
   const { k, includeMetadata, ef, rerank, exact } = opts;
-  if (typeof k !== 'number') throw hvError('HV_INVALID_ARGUMENT', `k must be a positive integer, got ${typeof k}`);
+  if (typeof k !== 'number') throw inputError('HV_INVALID_ARGUMENT', `k must be a positive integer, got ${typeof k}`);
   for (const [name, v] of [['ef', ef], ['rerank', rerank]]) {
     if (v !== undefined && typeof v !== 'number') {
-      throw hvError('HV_INVALID_ARGUMENT', `${name} must be a positive integer, got ${typeof v}`);
+      throw inputError('HV_INVALID_ARGUMENT', `${name} must be a positive integer, got ${typeof v}`);
     }
   }
   for (const [name, v] of [['includeMetadata', includeMetadata], ['exact', exact]]) {
     if (v !== undefined && typeof v !== 'boolean') {
-      throw hvError('HV_INVALID_ARGUMENT', `${name} must be a boolean, got ${typeof v}`);
+      throw inputError('HV_INVALID_ARGUMENT', `${name} must be a boolean, got ${typeof v}`);
     }
   }
   return { k, includeMetadata: includeMetadata !== false, ef, rerank, exact };
@@ -142,22 +252,25 @@ const INDEX_KEYS = { R: 'r', r: 'r', L: 'l', l: 'l', alpha: 'alpha', passes: 'pa
 /** Index build options → `[rawParams, onProgress, signal]`. */
 export function toIndexOptions(opts = {}) {
   if (opts === null || typeof opts !== 'object') {
-    throw hvError('HV_INVALID_ARGUMENT', 'buildIndex options must be an object');
+    throw inputError('HV_INVALID_ARGUMENT', 'buildIndex options must be an object');
   }
   const { kind = 'vamana', onProgress, signal, ...rest } = opts;
-  if (kind !== 'vamana') throw hvError('HV_INVALID_ARGUMENT', `unknown index kind ${JSON.stringify(kind)} (expected "vamana")`);
+  if (kind !== 'vamana') throw inputError('HV_INVALID_ARGUMENT', `unknown index kind ${JSON.stringify(kind)} (expected "vamana")`);
   if (onProgress !== undefined && typeof onProgress !== 'function') {
-    throw hvError('HV_INVALID_ARGUMENT', 'onProgress must be a function');
+    throw inputError('HV_INVALID_ARGUMENT', 'onProgress must be a function');
   }
-  if (signal !== undefined && (signal === null || typeof signal.aborted !== 'boolean')) {
-    throw hvError('HV_INVALID_ARGUMENT', 'signal must be an AbortSignal');
+  // natively the build listens for 'abort': a look-alike without the listener methods would
+  // fail there, after the check, so it is refused here on both backends
+  if (signal !== undefined && (signal === null || typeof signal.aborted !== 'boolean'
+    || typeof signal.addEventListener !== 'function' || typeof signal.removeEventListener !== 'function')) {
+    throw inputError('HV_INVALID_ARGUMENT', 'signal must be an AbortSignal');
   }
   const params = {};
   for (const [key, v] of Object.entries(rest)) {
     const name = INDEX_KEYS[key];
-    if (name === undefined) throw hvError('HV_INVALID_ARGUMENT', `unknown buildIndex option "${key}"`);
+    if (name === undefined) throw inputError('HV_INVALID_ARGUMENT', `unknown buildIndex option "${key}"`);
     if (v === undefined) continue; // same as leaving it out: the default
-    if (typeof v !== 'number') throw hvError('HV_INVALID_ARGUMENT', `${key} must be a number, got ${typeof v}`);
+    if (typeof v !== 'number') throw inputError('HV_INVALID_ARGUMENT', `${key} must be a number, got ${typeof v}`);
     params[name] = v;
   }
   return [params, onProgress, signal];

@@ -116,7 +116,8 @@ impl IndexParams {
         Ok(p)
     }
 
-    /// Checks the ranges.
+    /// Checks the ranges (the same for options from JS and for parameters read back from a
+    /// snapshot or segment file, which map the error to `HV_CORRUPT`).
     ///
     /// # Errors
     /// `HV_INVALID_ARGUMENT` when a parameter is out of range.
@@ -124,6 +125,9 @@ impl IndexParams {
         self.vamana().validate().map_err(build_error)?;
         if self.bits != AUTO_BITS && !(1..=8).contains(&self.bits) {
             return Err(Error::invalid_argument(format!("bits must be an integer in 1..=8, got {}", self.bits)));
+        }
+        if self.seed > crate::types::MAX_SAFE_INTEGER {
+            return Err(Error::invalid_argument(format!("seed must be a safe integer, got {}", self.seed)));
         }
         Ok(())
     }
@@ -327,6 +331,36 @@ impl AnnIndex {
         ef.max(k)
     }
 
+    /// Bytes per node of what grows with the index: codes, adjacency at R (and the build's
+    /// slack), the tombstone flag, the search scratch's visit mark.
+    fn node_bytes(&self) -> usize {
+        let codes = self.codes.as_ref().map_or(0, |c| c.record_words() * 8);
+        let r = self.graph.max_degree();
+        codes + (r + r / 2 + 1) * 4 + 1 + 4
+    }
+
+    /// An upper bound of the bytes that inserting `n_new` nodes may allocate: every growing
+    /// array reallocated once (old and new copies alive together), plus the insert's lists of L
+    /// candidates ([`crate::mem::ensure_headroom`]).
+    pub fn insert_headroom(&self, n_new: usize) -> usize {
+        let nodes = self.len().saturating_add(n_new);
+        let l = self.params.l.max(self.graph.max_degree());
+        nodes.saturating_mul(self.node_bytes()).saturating_mul(3).saturating_add(l.saturating_mul(self.graph.max_degree() + 8) * 16)
+    }
+
+    /// An upper bound of the bytes one search with list size `ef` for `k` results may allocate
+    /// (scratch growth, candidates, the top-k).
+    pub fn search_headroom(&self, k: usize, ef: usize) -> usize {
+        let ef = ef.min(self.len().max(1));
+        self.len().saturating_mul(4).saturating_add(ef.saturating_add(k.min(self.len())).saturating_mul(64))
+    }
+
+    /// An upper bound of the bytes a consolidation may allocate (the codes and graph rebuilt
+    /// compactly, the remap, new tombstone flags).
+    pub fn consolidate_headroom(&self) -> usize {
+        self.len().saturating_mul(self.node_bytes() + 8).saturating_mul(2)
+    }
+
     /// Nodes in the graph (live and deleted).
     pub fn len(&self) -> usize {
         self.graph.len()
@@ -444,12 +478,17 @@ impl AnnIndex {
             walk: SearchScratch::new(),
             query: None,
         });
-        let ef = opts.ef.max(k);
+        // The beam never needs more slots than the graph has nodes: clamping here, before the
+        // scratch is sized, keeps a caller's huge `k` or `ef` (say 2³²) from allocating
+        // gigabytes. `k` above the node count returns every live node.
+        let nodes = self.graph.len().max(1);
+        let k = k.min(nodes);
+        let ef = opts.ef.max(k).min(nodes);
         // Tombstones come from the view: the collection's own flags for its rows, or a sealed
         // segment's flags kept by the collection (the segment's file never changes).
         let deleted = view.deleted;
         let filter = |n: u32| !deleted.get(n as usize).copied().unwrap_or(false);
-        let rerank = opts.rerank.max(k);
+        let rerank = opts.rerank.max(k).min(ef);
         let mut top = TopK::new(k);
         let Scratch { walk, query } = &mut scratch;
         let cold = self.is_cold();

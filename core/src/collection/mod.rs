@@ -194,6 +194,9 @@ pub struct Collection {
     /// Bumped whenever rows move (swap-remove delete, compaction of rows, seal): an interim
     /// index built over an older layout is not installed.
     layout_epoch: u64,
+    /// Longest metadata text ever stored in the mutable segment (bytes): a bound of one hit's
+    /// metadata copy for [`crate::mem::ensure_headroom`].
+    metadata_max: usize,
 }
 
 /// Which write a [`PreparedWrite`] performs.
@@ -269,6 +272,7 @@ impl Collection {
             dirty: None,
             deferred: false,
             layout_epoch: 0,
+            metadata_max: 0,
         })
     }
 
@@ -432,6 +436,10 @@ impl Collection {
             return Err(Error::invalid_argument("write prepared for another collection"));
         }
         self.check_fresh(&w)?;
+        if let (false, Some(ix)) = (self.deferred, &self.index) {
+            // the graph insert, the codes and the scratch grow too: all checked before any change
+            crate::mem::ensure_headroom(ix.insert_headroom(w.ids.len()), "inserting into the index")?;
+        }
         self.try_reserve(w.ids.len())?;
         let cos = self.metric == Metric::Cosine;
         let dim = self.dim;
@@ -461,6 +469,7 @@ impl Collection {
                     if let Some(inv) = inv {
                         self.inv_norms[r] = inv;
                     }
+                    self.metadata_max = self.metadata_max.max(meta.as_ref().map_or(0, String::len));
                     self.metadata[r] = meta;
                 }
                 Some(row) => {
@@ -504,6 +513,7 @@ impl Collection {
         self.ids.push(id);
         self.seqs.push(self.next_seq);
         self.next_seq += 1;
+        self.metadata_max = self.metadata_max.max(meta.as_ref().map_or(0, String::len));
         self.metadata.push(meta);
     }
 
@@ -602,7 +612,14 @@ impl Collection {
             return Ok(()); // tombstones of the mutable segment go away when it is sealed
         }
         match &self.index {
-            Some(ix) if ix.deleted_count() as f64 > CONSOLIDATE_RATIO * ix.len() as f64 => self.consolidate(),
+            // without the memory to rebuild, the tombstones stay (searches filter them) until a
+            // later write finds room: consolidation is upkeep, never a reason for a write to fail
+            Some(ix) if ix.deleted_count() as f64 > CONSOLIDATE_RATIO * ix.len() as f64 => {
+                if crate::mem::ensure_headroom(ix.consolidate_headroom(), "consolidation").is_err() {
+                    return Ok(());
+                }
+                self.consolidate()
+            }
             _ => Ok(()),
         }
     }
@@ -622,6 +639,10 @@ impl Collection {
         if ix.deleted_count() == 0 {
             self.index = Some(ix);
             return Ok(());
+        }
+        if let Err(e) = crate::mem::ensure_headroom(ix.consolidate_headroom(), "consolidation") {
+            self.index = Some(ix);
+            return Err(e);
         }
         let mut remap = vec![u32::MAX; ix.len()];
         let mut next = 0u32;
@@ -686,6 +707,9 @@ impl Collection {
         cancel: &AtomicBool,
     ) -> Result<(AnnIndex, u64)> {
         let view = self.view_with(&[]);
+        let bits = if params.bits == crate::ann::AUTO_BITS { crate::ann::default_bits(self.dim) } else { params.bits };
+        let per_node = (self.dim.div_ceil(64) * usize::from(bits) + 4) * 8 + (params.r + params.r / 2 + 1) * 4 * 2 + 16;
+        crate::mem::ensure_headroom(view.seqs.len().saturating_mul(per_node).saturating_add(params.l * params.r * 64), "building the index")?;
         let mut ix = AnnIndex::build(&view, params, progress, cancel)?;
         if let Some(old) = &self.index {
             for (node, &d) in old.deleted().iter().enumerate() {
@@ -929,19 +953,40 @@ impl Collection {
             .collect()
     }
 
+    /// An upper bound of the bytes `nq` searches with `opts` allocate: the walks' scratch (one
+    /// at a time, reused), the prepared queries, and every query's hits with their metadata.
+    fn search_headroom(&self, opts: &SearchOptions, nq: usize) -> usize {
+        let k = opts.k.min(self.len());
+        let ef = opts.ef.unwrap_or(DEFAULT_EF).max(k);
+        let walk = self.index.as_ref().map_or(0, |ix| ix.search_headroom(k, ef))
+            + self.sealed.iter().map(|p| p.seg.index().search_headroom(k, ef)).max().unwrap_or(0);
+        let hit = 64 + if opts.include_metadata { self.metadata_bytes_bound() } else { 0 };
+        walk.saturating_add(nq.saturating_mul(self.dim * 8 + k.saturating_mul(hit)))
+    }
+
+    /// A bound for one hit's metadata copy (sealed segments' metadata is not counted: they are
+    /// native only, where the check is a no-op).
+    fn metadata_bytes_bound(&self) -> usize {
+        self.metadata_max
+    }
+
     /// The index to use for `opts`, if any (none when exact search is asked for or when the
     /// collection is small enough that a flat scan is as fast).
     fn index_for(&self, opts: &SearchOptions) -> Option<(&AnnIndex, AnnSearch)> {
         let ix = self.index.as_ref()?;
+        // asking for every record (k ≥ the live records) is a scan: a walk could miss some
         let flat = match opts.exact {
             Some(exact) => exact,
-            None => self.rows.len() < FLAT_THRESHOLD,
+            None => self.rows.len() < FLAT_THRESHOLD || opts.k >= self.rows.len(),
         };
         if flat {
             return None;
         }
-        let ef = opts.ef.unwrap_or(DEFAULT_EF).max(opts.k);
-        let rerank = opts.rerank.unwrap_or_else(|| ix.default_rerank(opts.k, ef)).max(opts.k);
+        // k, ef and rerank are bounded by the graph's size (a caller's k may be 2⁵³)
+        let n = ix.len().max(1);
+        let k = opts.k.min(n);
+        let ef = opts.ef.unwrap_or(DEFAULT_EF).max(k).min(n);
+        let rerank = opts.rerank.unwrap_or_else(|| ix.default_rerank(k, ef)).max(k).min(ef);
         Some((ix, AnnSearch { ef, rerank }))
     }
 
@@ -954,6 +999,7 @@ impl Collection {
     /// `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR` (NaN/±Infinity; zero under cosine).
     pub fn search(&self, query: &[f32], opts: &SearchOptions) -> Result<Vec<SearchHit>> {
         self.check_vector(query, 0)?;
+        crate::mem::ensure_headroom(self.search_headroom(opts, 1), "search")?;
         let mut q = Vec::with_capacity(self.dim);
         flat::prepare_query(self.metric, self.kernels, query, &mut q);
         let k = opts.k.min(self.len().max(1));
@@ -981,6 +1027,7 @@ impl Collection {
         if !queries.len().is_multiple_of(self.dim) {
             return Err(Error::BatchShape { dim: self.dim, len: queries.len() });
         }
+        crate::mem::ensure_headroom(self.search_headroom(opts, queries.len() / self.dim), "batch search")?;
         let mut prepared = Vec::with_capacity(queries.len());
         let mut q = Vec::with_capacity(self.dim);
         for (i, v) in queries.chunks_exact(self.dim).enumerate() {

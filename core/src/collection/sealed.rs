@@ -457,7 +457,7 @@ impl Collection {
         if part.live() == 0 {
             return Ok(Vec::new());
         }
-        if opts.exact.unwrap_or(part.live() < FLAT_THRESHOLD) {
+        if opts.exact.unwrap_or(part.live() < FLAT_THRESHOLD || k >= part.live()) {
             return Ok(flat::search_one(&part.seg.view(&part.deleted, self.kernels), q, k));
         }
         let view = part.seg.index_view(&part.deleted, self.kernels);

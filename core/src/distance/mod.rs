@@ -166,3 +166,40 @@ fn best() -> &'static Kernels {
     return &wasm_simd::KERNELS;
     scalar_kernels()
 }
+
+/// Cosine distance `1 − ⟨a, b⟩ / (‖a‖ ‖b‖)` computed entirely in `f64`, clamped to [0, 2]; the
+/// fallback of the `f32` cosine paths when their dot product overflowed or a norm's inverse is
+/// subnormal in `f32` (rows whose norm exceeds about 8.5e37: see [`cosine_distance`]). Exact for
+/// every finite input; 1 (no direction) when either vector is zero.
+pub fn cosine_f64(a: &[f32], b: &[f32]) -> f32 {
+    let (mut dot, mut na, mut nb) = (0f64, 0f64, 0f64);
+    for (&x, &y) in a.iter().zip(b) {
+        let (x, y) = (f64::from(x), f64::from(y));
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    let den = na.sqrt() * nb.sqrt();
+    if den == 0.0 || !den.is_finite() {
+        // both norms are finite in f64 for finite f32 input; a zero vector has no direction
+        return 1.0;
+    }
+    (1.0 - dot / den).clamp(0.0, 2.0) as f32
+}
+
+/// Cosine distance of query `q` (with 1/‖q‖ = `inv_q`) to row `x` (with 1/‖x‖ = `inv_x`), given
+/// their `f32` dot product `dot` from a kernel; clamped to [0, 2] (rounding can otherwise give
+/// −1e-7 for identical directions).
+///
+/// The `f32` formula is exact to rounding unless a row is so large that its dot product
+/// overflows `f32` or its inverse norm is subnormal (‖x‖ above about 8.5e37): then the distance
+/// is recomputed by [`cosine_f64`] from the two vectors. The check is one comparison per
+/// distance on the common path.
+#[inline]
+pub fn cosine_distance(dot: f32, inv_q: f32, inv_x: f32, q: &[f32], x: &[f32]) -> f32 {
+    if dot.is_finite() && inv_x >= f32::MIN_POSITIVE && inv_q >= f32::MIN_POSITIVE {
+        (1.0 - dot * inv_q * inv_x).clamp(0.0, 2.0)
+    } else {
+        cosine_f64(q, x)
+    }
+}

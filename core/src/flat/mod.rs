@@ -98,16 +98,11 @@ impl FlatView<'_> {
     }
 }
 
-/// Cosine distance of unit query `q` to row `x` with 1/‖x‖ = `inv`, clamped to [0, 2] (rounding
-/// can otherwise give −1e-7 for identical directions).
+/// Cosine distance of unit query `q` to row `x` with 1/‖x‖ = `inv`, clamped to [0, 2]
+/// ([`crate::distance::cosine_distance`]: rows too large for `f32` arithmetic are scored in f64).
 #[inline]
 fn cosine(q: &[f32], x: &[f32], inv: f32, k: &Kernels) -> f32 {
-    cosine_from_dot((k.dot_f32)(q, x), inv)
-}
-
-#[inline]
-fn cosine_from_dot(dot: f32, inv: f32) -> f32 {
-    (1.0 - dot * inv).clamp(0.0, 2.0)
+    crate::distance::cosine_distance((k.dot_f32)(q, x), 1.0, inv, q, x)
 }
 
 /// Turns a raw query into the form the scan expects: under cosine it is scaled to unit norm, with
@@ -203,7 +198,8 @@ fn scan_chunk(view: &FlatView<'_>, queries: &[f32], k: usize) -> Vec<Vec<Hit>> {
                             Metric::InnerProduct => (kern.dot_f32_x4)(&group, x).map(|d| -d),
                             _ => {
                                 let inv = view.inv_norms[i];
-                                (kern.dot_f32_x4)(&group, x).map(|d| cosine_from_dot(d, inv))
+                                let d4 = (kern.dot_f32_x4)(&group, x);
+                                std::array::from_fn(|lane| crate::distance::cosine_distance(d4[lane], 1.0, inv, group[lane], x))
                             }
                         };
                         for (lane, &d) in d4.iter().enumerate().take(cnt) {

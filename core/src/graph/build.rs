@@ -87,8 +87,17 @@ impl Default for VamanaParams {
     }
 }
 
+/// Largest L accepted (by the API, and in a snapshot or segment file read back).
+pub const MAX_L: usize = 100_000;
+/// Largest α accepted.
+pub const MAX_ALPHA: f32 = 4.0;
+/// Most build passes accepted.
+pub const MAX_PASSES: usize = 8;
+
 impl VamanaParams {
-    /// Checks the parameter domains.
+    /// Checks the parameter domains: R in 1..=4096, L in 1..=[`MAX_L`], α in [1, [`MAX_ALPHA`]],
+    /// passes in 1..=[`MAX_PASSES`]. The one check behind the API's options and the parameters
+    /// read from snapshot and segment files, so a file cannot carry what the API refuses.
     ///
     /// # Errors
     /// [`BuildError::InvalidParams`] naming the offending parameter.
@@ -96,14 +105,14 @@ impl VamanaParams {
         if self.r == 0 || self.r > 4096 {
             return Err(BuildError::InvalidParams("R must be in 1..=4096"));
         }
-        if self.l == 0 {
-            return Err(BuildError::InvalidParams("L must be at least 1"));
+        if self.l == 0 || self.l > MAX_L {
+            return Err(BuildError::InvalidParams("L must be in 1..=100000"));
         }
-        if !(self.alpha >= 1.0 && self.alpha.is_finite()) {
-            return Err(BuildError::InvalidParams("alpha must be a finite number >= 1"));
+        if !(self.alpha >= 1.0 && self.alpha <= MAX_ALPHA) {
+            return Err(BuildError::InvalidParams("alpha must be a number in [1, 4]"));
         }
-        if self.passes == 0 {
-            return Err(BuildError::InvalidParams("passes must be at least 1"));
+        if self.passes == 0 || self.passes > MAX_PASSES {
+            return Err(BuildError::InvalidParams("passes must be in 1..=8"));
         }
         Ok(())
     }

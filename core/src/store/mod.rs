@@ -140,12 +140,29 @@ pub trait RecordStore: Send {
     /// `HV_IO`, `HV_CORRUPT` (a record that cannot be decoded), or the sink's error.
     fn load(&mut self, sink: &mut dyn FnMut(StoredRecord) -> Result<()>) -> Result<()>;
 
-    /// Returns free space to the file system after many records left the store (a seal).
+    /// Starts one consistent read: the [`segments`](RecordStore::segments) and
+    /// [`load`](RecordStore::load) calls until [`end_read`](RecordStore::end_read) see one
+    /// committed state, even while another process commits (a read-only view beside a writer
+    /// that seals or compacts). Default: nothing (a store only this handle writes).
+    ///
+    /// # Errors
+    /// `HV_IO`, `HV_CORRUPT`.
+    fn begin_read(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    /// Ends the read begun by [`begin_read`](RecordStore::begin_read). Default: nothing.
+    fn end_read(&mut self) {}
+
+    /// Returns free space to the file system after many records left the store (a seal, a
+    /// compaction, many deletes): free pages (always with `force`, else only when enough of the
+    /// file is free to be worth the work), and the write-ahead log's space. Best effort.
     /// Default: nothing.
     ///
     /// # Errors
     /// `HV_IO`.
-    fn reclaim(&mut self) -> Result<()> {
+    fn reclaim(&mut self, force: bool) -> Result<()> {
+        let _ = force;
         Ok(())
     }
 

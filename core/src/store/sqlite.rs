@@ -25,6 +25,21 @@ const FORMAT_NAME: &str = "horosvec-collection";
 fn sql_err(context: &str) -> impl Fn(rusqlite::Error) -> Error + '_ {
     move |e| {
         use rusqlite::ErrorCode as C;
+        // the schema is ours and fixed: a value of the wrong type, or a table or column that is
+        // not there, can only be damage to the file (flipped bytes, a dropped table)
+        let damaged = match &e {
+            rusqlite::Error::InvalidColumnType(..)
+            | rusqlite::Error::FromSqlConversionFailure(..)
+            | rusqlite::Error::IntegralValueOutOfRange(..)
+            | rusqlite::Error::Utf8Error(..) => true,
+            rusqlite::Error::SqliteFailure(f, Some(msg)) if f.code == C::Unknown => {
+                msg.starts_with("no such table") || msg.starts_with("no such column") || msg.contains("malformed")
+            }
+            _ => false,
+        };
+        if damaged {
+            return Error::Corrupt(format!("{context}: {e} (damaged)"));
+        }
         match e.sqlite_error_code() {
             Some(C::DatabaseCorrupt | C::NotADatabase) => Error::Corrupt(format!("{context}: {e}")),
             Some(C::ReadOnly) => Error::ReadOnly,
@@ -62,16 +77,26 @@ impl SqliteStore {
         // a non-empty write-ahead log next to a database without our schema means committed data
         // that SQLite could not replay: never create a fresh collection over it
         let wal_len = fs::metadata(dir.join(format!("{DB_FILE}-wal"))).map_or(0, |m| m.len());
+        // segment files in the directory: a database without our schema beside them (missing,
+        // empty, truncated) means the manifest was lost; creating a fresh collection there would
+        // treat them as orphans and remove them, so it is refused whatever the database holds
+        let segs = fs::read_dir(dir)
+            .map(|it| it.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("seg-")).count())
+            .unwrap_or(0);
         if !exists && !read_only {
-            // segment files without a database: the manifest was lost; creating a fresh
-            // collection here would treat them as orphans and remove them
-            let segs = fs::read_dir(dir).map(|it| it.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("seg-")).count()).unwrap_or(0);
             if segs > 0 {
                 return Err(Error::Corrupt(format!(
                     "{}: {segs} segment file(s) but no {DB_FILE} (the manifest is lost); nothing was changed",
                     dir.display()
                 )));
             }
+        }
+        if exists && segs > 0 && fs::metadata(&db_path).map_or(false, |m| m.len() == 0) {
+            // refused before SQLite touches the file (setting WAL mode would write a header)
+            return Err(Error::Corrupt(format!(
+                "{}: {DB_FILE} is empty beside {segs} segment file(s) (the manifest is lost); nothing was changed or removed",
+                dir.display()
+            )));
         }
         if !exists && read_only {
             return Err(Error::Io(format!("{}: no collection here (opened read-only, so none is created)", dir.display())));
@@ -118,6 +143,7 @@ impl SqliteStore {
                 Durability::Off => "OFF",
             };
             conn.pragma_update(None, "synchronous", sync).map_err(sql_err(&ctx))?;
+            conn.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT).map_err(sql_err(&ctx))?;
         }
         conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(sql_err(&ctx))?;
         let has_meta: bool = conn
@@ -127,7 +153,7 @@ impl SqliteStore {
         let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0)).map_err(sql_err(&ctx))?;
         // an existing but blank database (creation interrupted before its first commit) may be
         // initialised; anything else without our schema may not
-        let blank = !exists || (tables == 0 && wal_len == 0);
+        let blank = (!exists || (tables == 0 && wal_len == 0)) && segs == 0;
         let (dim, metric) = if has_meta {
             let (sd, sm) = read_meta(&conn, &ctx)?;
             if let Some(d) = dim {
@@ -144,17 +170,37 @@ impl SqliteStore {
         } else if read_only || !blank {
             // an existing file without our schema: never create over it (it may be a collection
             // whose log was damaged, or another program's database)
-            return Err(Error::Corrupt(format!("{ctx}: no meta table (not a horosvec collection, or damaged)")));
+            let beside = if segs > 0 { format!(" beside {segs} segment file(s); nothing was changed or removed") } else { String::new() };
+            return Err(Error::Corrupt(format!("{ctx}: no meta table (not a horosvec collection, or damaged){beside}")));
         } else {
             let d = dim.ok_or_else(|| Error::invalid_argument("dim is required to create a collection"))?;
             let m = metric.unwrap_or(Metric::L2);
             create_schema(&conn, d, m).map_err(sql_err(&ctx))?;
             (d, m)
         };
-        if !read_only {
-            // the manifest tables (added to format 1 with sealed segments; created on first open
-            // for writing by this build, absent tables read as "no segment")
-            conn.execute_batch(SEGMENT_SCHEMA).map_err(sql_err(&ctx))?;
+        // the manifest tables (added to format 1 with sealed segments; created on first open for
+        // writing by this build, absent tables read as "no segment"). `meta.manifest` records
+        // that they were created: from then on, missing tables are damage, not an old database
+        // (recreating them empty would make every segment file an orphan, removed at open)
+        let tables_present: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('segments', 'tombstones')", [], |r| r.get(0))
+            .map_err(sql_err(&ctx))?;
+        let manifest_made = conn
+            .query_row("SELECT count(*) FROM meta WHERE key = 'manifest'", [], |r| r.get::<_, i64>(0))
+            .map_err(sql_err(&ctx))?
+            > 0;
+        if manifest_made && tables_present < 2 {
+            return Err(Error::Corrupt(format!("{ctx}: the segment manifest tables are missing (damaged); nothing was changed")));
+        }
+        if !read_only && !manifest_made {
+            conn.execute_batch(&format!("BEGIN; {SEGMENT_SCHEMA} INSERT OR IGNORE INTO meta (key, value) VALUES ('manifest', '1'); COMMIT;"))
+                .map_err(sql_err(&ctx))?;
+        }
+        let records: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'records'", [], |r| r.get(0))
+            .map_err(sql_err(&ctx))?;
+        if records == 0 {
+            return Err(Error::Corrupt(format!("{ctx}: the records table is missing (damaged); nothing was changed")));
         }
         Ok(SqliteStore { dir: dir.to_path_buf(), conn, dim, metric, read_only, _lock: lock })
     }
@@ -169,6 +215,12 @@ impl SqliteStore {
         self.read_only
     }
 }
+
+/// Free pages below which [`RecordStore::reclaim`] leaves the database file as it is.
+const RECLAIM_MIN_PAGES: i64 = 256;
+
+/// Size the write-ahead log is truncated to after a checkpoint (SQLite's `journal_size_limit`).
+const WAL_SIZE_LIMIT: i64 = 16 << 20;
 
 /// The manifest: one row per sealed segment, and the tombstoned rows of each.
 const SEGMENT_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS segments (generation INTEGER PRIMARY KEY, rows INTEGER NOT NULL);
@@ -303,13 +355,35 @@ impl RecordStore for SqliteStore {
         Ok(())
     }
 
-    fn reclaim(&mut self) -> Result<()> {
+    fn begin_read(&mut self) -> Result<()> {
         let ctx = self.dir.join(DB_FILE).display().to_string();
-        // the pragma frees one page per step (one result row each): step it to the end
-        let mut stmt = self.conn.prepare("PRAGMA incremental_vacuum").map_err(sql_err(&ctx))?;
-        let mut rows = stmt.query([]).map_err(sql_err(&ctx))?;
-        while rows.next().map_err(sql_err(&ctx))?.is_some() {}
-        Ok(())
+        // In WAL mode a read transaction reads one snapshot: the one current at its first read,
+        // kept until it ends, whatever the writer commits meanwhile.
+        self.conn.execute_batch("BEGIN DEFERRED").map_err(sql_err(&ctx))
+    }
+
+    fn end_read(&mut self) {
+        if !self.conn.is_autocommit() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+    }
+
+    fn reclaim(&mut self, force: bool) -> Result<()> {
+        let ctx = self.dir.join(DB_FILE).display().to_string();
+        let pragma = |name: &str| -> Result<i64> { self.conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0)).map_err(sql_err(&ctx)) };
+        let (free, pages) = (pragma("freelist_count")?, pragma("page_count")?);
+        // worth a vacuum when a quarter of the file (and at least 1 MiB at 4 KiB pages) is free
+        if free > 0 && (force || (free >= RECLAIM_MIN_PAGES && free * 4 >= pages)) {
+            // the pragma frees one page per step (one result row each): step it to the end
+            let mut stmt = self.conn.prepare("PRAGMA incremental_vacuum").map_err(sql_err(&ctx))?;
+            let mut rows = stmt.query([]).map_err(sql_err(&ctx))?;
+            while rows.next().map_err(sql_err(&ctx))?.is_some() {}
+        }
+        // copy the log into the database and truncate it to zero bytes; a reader's snapshot may
+        // keep part of it, in which case the log is reused from its start later
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .map_err(sql_err(&ctx))
     }
 
     fn commit(&mut self, muts: &[Mutation<'_>]) -> Result<()> {
