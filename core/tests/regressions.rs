@@ -181,6 +181,7 @@ fn read_only_views_during_seals_and_compactions_are_consistent() {
     stop.store(true, Ordering::Relaxed);
     let writes = writer.join().unwrap();
     assert!(writes > 40 && opens > 50, "{writes} writes, {opens} opens: too few to exercise the race");
+    eprintln!("read-only views: {opens} opens during {writes} writer steps, {} torn", bad.len());
     assert!(bad.is_empty(), "{} of {opens} views were torn: {:?}", bad.len(), &bad[..bad.len().min(5)]);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -318,10 +319,12 @@ fn sustained_writes_are_bounded_and_space_comes_back() {
     stop.store(true, Ordering::Relaxed);
     let peak = peak.join().unwrap();
     assert_eq!(size(&d), total as usize, "every write landed");
+    eprintln!("sustained writes: mutable segment peaked at {peak} records (bound {bound})");
     assert!(peak <= bound + 100, "mutable segment peaked at {peak}, bound {bound}");
     // the WAL after a seal is truncated
     wait(|r| d.seal(r)).unwrap();
     let wal = std::fs::metadata(dir.join(format!("{DB_FILE}-wal"))).map_or(0, |m| m.len());
+    eprintln!("WAL after a seal: {wal} bytes");
     assert!(wal < 4 << 20, "WAL is {wal} bytes after a seal");
     d.close();
     let _ = std::fs::remove_dir_all(&dir);
@@ -346,6 +349,7 @@ fn deleting_every_record_gives_the_space_back() {
     }
     assert_eq!(size(&d), 0);
     let small = std::fs::metadata(dir.join(DB_FILE)).unwrap().len() + std::fs::metadata(dir.join(format!("{DB_FILE}-wal"))).map_or(0, |m| m.len());
+    eprintln!("emptied collection: database + WAL {big} -> {small} bytes");
     assert!(small * 4 < big, "database and WAL kept {small} of {big} bytes after every record was deleted");
     d.close();
     let _ = std::fs::remove_dir_all(&dir);
