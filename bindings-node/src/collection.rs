@@ -397,13 +397,12 @@ impl CoreCollection {
         self.durable.as_ref().map_or(0.0, |d| d.commits() as f64)
     }
 
-    /// Durable collections: most records the mutable segment holds while a background job runs
-    /// before further writes wait (backpressure); 0 otherwise.
+    /// Durable collections: most records the mutable segment holds; a write past it waits for a
+    /// seal (backpressure). 0 otherwise.
     #[napi(getter)]
     pub fn mutable_bound(&self) -> f64 {
         self.durable.as_ref().map_or(0.0, |d| d.mutable_bound() as f64)
     }
-
 
     /// Number of records (throws `HV_CLOSED` after close).
     #[napi(getter, catch_unwind)]

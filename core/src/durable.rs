@@ -382,8 +382,8 @@ fn load(store: &mut dyn RecordStore, dir: Option<&Path>, verify: bool, read_only
         let res = load_once(store, dir, verify, read_only && attempt < READ_RETRIES);
         store.end_read();
         match res {
-            Loaded::Done(r) => return r,
-            Loaded::Moved => {
+            Some(r) => return r,
+            None => {
                 attempt += 1;
                 std::thread::sleep(std::time::Duration::from_millis(2));
             }
@@ -391,31 +391,25 @@ fn load(store: &mut dyn RecordStore, dir: Option<&Path>, verify: bool, read_only
     }
 }
 
-/// One attempt of [`load`].
-enum Loaded {
-    Done(Result<Collection>),
-    /// A segment file of the manifest read is gone (only reported when a retry is allowed).
-    Moved,
-}
-
-fn load_once(store: &mut dyn RecordStore, dir: Option<&Path>, verify: bool, may_retry: bool) -> Loaded {
+/// One attempt of [`load`]; `None` when a segment file of the manifest read is gone and
+/// `may_retry` allows another attempt.
+fn load_once(store: &mut dyn RecordStore, dir: Option<&Path>, verify: bool, may_retry: bool) -> Option<Result<Collection>> {
     let (dim, metric) = store.shape();
     let manifest = match store.segments() {
         Ok(m) => m,
-        Err(e) => return Loaded::Done(Err(e)),
+        Err(e) => return Some(Err(e)),
     };
-    let gone = |m: &[crate::store::ManifestEntry]| match (may_retry, dir) {
-        (true, Some(d)) => m.iter().any(|e| !d.join(segment_file_name(e.generation)).exists()),
+    let gone = || match (may_retry, dir) {
+        (true, Some(d)) => manifest.iter().any(|e| !d.join(segment_file_name(e.generation)).exists()),
         _ => false,
     };
-    if gone(&manifest) {
-        return Loaded::Moved;
+    if gone() {
+        return None;
     }
-    let generations: Vec<crate::store::ManifestEntry> = manifest.iter().map(|e| crate::store::ManifestEntry { tombstones: Vec::new(), ..e.clone() }).collect();
-    match load_parts(store, dir, verify, dim, metric, manifest) {
+    match load_parts(store, dir, verify, dim, metric, &manifest) {
         // removed between the check above and its opening
-        Err(_) if gone(&generations) => Loaded::Moved,
-        r => Loaded::Done(r),
+        Err(_) if gone() => None,
+        r => Some(r),
     }
 }
 
@@ -425,7 +419,7 @@ fn load_parts(
     verify: bool,
     dim: usize,
     metric: crate::types::Metric,
-    manifest: Vec<crate::store::ManifestEntry>,
+    manifest: &[crate::store::ManifestEntry],
 ) -> Result<Collection> {
     let mut col = Collection::new(dim, metric)?;
     col.set_deferred_index(true);
@@ -532,7 +526,7 @@ struct Committer<S: RecordStore> {
     cancel: Arc<AtomicBool>,
     commits: Arc<AtomicU64>,
     closing: bool,
-    /// Writes held back, in call order, while the mutable segment is at its bound and a job runs
+    /// Writes held back, in call order, until a seal makes room in the mutable segment
     /// (backpressure: [`SegmentConfig::mutable_bound`]).
     held: Vec<(WriteRequest, Reply)>,
     /// Records deleted from the store since its free pages were last given back.
@@ -981,8 +975,8 @@ fn compaction_choice(col: &Collection, cfg: &SegmentConfig, forced: bool) -> Opt
         .map(|p| vec![p])
 }
 
-/// True when `req` must wait while a job runs: an add or upsert of `n` records that would take
-/// a non-empty mutable segment past `bound` (a delete never grows it; a batch alone larger than
+/// True when `req` must wait for a seal: an add or upsert of `n` records that would take a
+/// non-empty mutable segment past `bound` (a delete never grows it; a batch alone larger than
 /// the bound goes into an empty segment, so one batch is never split or held forever).
 fn holds(col: &Collection, req: &WriteRequest, bound: usize) -> bool {
     match req {

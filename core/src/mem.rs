@@ -11,22 +11,29 @@
 //! from it. Natively, where memory is overcommitted and a failure would not come from the
 //! operation's size, the check is a no-op.
 
-use crate::error::{Error, Result};
+#[cfg(target_arch = "wasm32")]
+use crate::error::Error;
+use crate::error::Result;
 
 /// Headroom added to every estimate: bookkeeping, small temporaries, error messages.
 pub const SLACK: usize = 1 << 20;
 
-/// Fails with `HV_OUT_OF_MEMORY` (naming `what`) unless `bytes` (+ [`SLACK`]) can be allocated
-/// now. Wasm only; always `Ok` natively.
+/// Fails with `HV_OUT_OF_MEMORY` (naming `what`) unless `bytes()` (+ [`SLACK`]) can be
+/// allocated now. Wasm only; natively always `Ok`, and the estimate is not even computed (the
+/// checks sit on search and write paths).
 ///
 /// # Errors
 /// `HV_OUT_OF_MEMORY`.
 #[inline]
-pub fn ensure_headroom(bytes: usize, what: &str) -> Result<()> {
+pub fn ensure_headroom(bytes: impl FnOnce() -> usize, what: &str) -> Result<()> {
     #[cfg(target_arch = "wasm32")]
     {
+        let bytes = bytes();
         let mut probe: Vec<u8> = Vec::new();
-        if probe.try_reserve_exact(bytes.saturating_add(SLACK)).is_err() {
+        if probe
+            .try_reserve_exact(bytes.saturating_add(SLACK))
+            .is_err()
+        {
             return Err(Error::OutOfMemory(format!(
                 "{what} needs about {} MiB more than the wasm heap can give; nothing was changed",
                 bytes.div_ceil(1 << 20)
@@ -34,6 +41,6 @@ pub fn ensure_headroom(bytes: usize, what: &str) -> Result<()> {
         }
     }
     #[cfg(not(target_arch = "wasm32"))]
-    let _ = (bytes, what, Error::Closed);
+    let _ = (bytes, what);
     Ok(())
 }

@@ -267,7 +267,7 @@ pub fn read(bytes: &[u8]) -> Result<Collection> {
         }
         // the graph, its fixed-stride copy and the codes are built from what is left of the body
         let stride = r_max.saturating_add(1).min(4097);
-        crate::mem::ensure_headroom(n.saturating_mul(stride * 4 + 8).saturating_add(r.left().saturating_mul(2)), "loading the snapshot's index")?;
+        crate::mem::ensure_headroom(|| n.saturating_mul(stride * 4 + 8).saturating_add(r.left().saturating_mul(2)), "loading the snapshot's index")?;
         let degrees: Vec<u32> = (0..n).map(|_| r.u32("degree")).collect::<Result<_>>()?;
         let total: u64 = degrees.iter().map(|&d| u64::from(d)).sum();
         // version 1 ends with the neighbours; version 2 has the codes after them (except under L1)

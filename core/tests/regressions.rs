@@ -50,7 +50,7 @@ fn segment_files(dir: &Path) -> usize {
     std::fs::read_dir(dir).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().starts_with("seg-")).count()
 }
 
-/// 1. An empty (0-byte) `collection.db` beside sealed segments: `HV_CORRUPT`, no file removed.
+/// Item 1: An empty (0-byte) `collection.db` beside sealed segments: `HV_CORRUPT`, no file removed.
 #[test]
 fn an_empty_database_beside_segments_is_corrupt_and_removes_nothing() {
     let dir = tmp("empty-db");
@@ -74,7 +74,7 @@ fn an_empty_database_beside_segments_is_corrupt_and_removes_nothing() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// 1 (and 7). A valid database whose manifest or records table was dropped is damage, not an
+/// Items 1 and 7: a valid database whose manifest or records table was dropped is damage, not an
 /// empty collection: the segments are never treated as orphans.
 #[test]
 fn dropped_tables_are_corrupt_and_keep_the_segments() {
@@ -97,7 +97,7 @@ fn dropped_tables_are_corrupt_and_keep_the_segments() {
     }
 }
 
-/// 7. A NULL where the schema has a value (flipped bytes) is `HV_CORRUPT`, not `HV_IO`.
+/// Item 7: A NULL where the schema has a value (flipped bytes) is `HV_CORRUPT`, not `HV_IO`.
 #[test]
 fn a_null_in_the_manifest_is_corrupt() {
     let dir = tmp("null-manifest");
@@ -114,7 +114,7 @@ fn a_null_in_the_manifest_is_corrupt() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// 2. A huge `k` or `ef` on an indexed collection is bounded by the collection's size before
+/// Item 2: A huge `k` or `ef` on an indexed collection is bounded by the collection's size before
 /// anything is allocated: every record comes back, the process lives.
 #[test]
 fn huge_k_and_ef_return_every_record() {
@@ -135,7 +135,7 @@ fn huge_k_and_ef_return_every_record() {
     }
 }
 
-/// 3. A read-only view opened while the writer seals and compacts is one consistent state:
+/// Item 3: A read-only view opened while the writer seals and compacts is one consistent state:
 /// exactly the writer's records, never an error.
 #[test]
 fn read_only_views_during_seals_and_compactions_are_consistent() {
@@ -154,10 +154,10 @@ fn read_only_views_during_seals_and_compactions_are_consistent() {
                 let from = (i * 37) % (N - 20);
                 put(&d, WriteKind::Upsert, from..from + 20, dim, i as f32).unwrap();
                 i += 1;
-                if i % 10 == 0 {
+                if i.is_multiple_of(10) {
                     wait(|r| d.seal(r)).unwrap();
                 }
-                if i % 40 == 0 {
+                if i.is_multiple_of(40) {
                     wait(|r| d.compact(r)).unwrap();
                 }
             }
@@ -186,7 +186,7 @@ fn read_only_views_during_seals_and_compactions_are_consistent() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// 5. Parameters read back from a snapshot are checked as strictly as the API checks them: a
+/// Item 5: Parameters read back from a snapshot are checked as strictly as the API checks them: a
 /// forged L (with a valid CRC) is `HV_CORRUPT`, not an abort at the next insert.
 #[test]
 fn a_snapshot_with_a_forged_l_is_corrupt() {
@@ -215,7 +215,7 @@ fn a_snapshot_with_a_forged_l_is_corrupt() {
     }
 }
 
-/// 6. Cosine distances of huge finite vectors are exact (computed where f32 overflows), in
+/// Item 6: Cosine distances of huge finite vectors are exact (computed where f32 overflows), in
 /// memory and in a sealed segment.
 #[test]
 fn cosine_of_huge_vectors_is_exact() {
@@ -261,7 +261,7 @@ fn cosine_of_huge_vectors_is_exact() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// 9. Sustained writes while a seal runs: the mutable segment stays within its bound (writers
+/// Item 9: Sustained writes while a seal runs: the mutable segment stays within its bound (writers
 /// wait), every write lands; the WAL is truncated after seals; deleting everything gives the
 /// database's space back.
 #[test]
@@ -330,7 +330,7 @@ fn sustained_writes_are_bounded_and_space_comes_back() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// 9. A collection emptied by deletes gives its database's space back.
+/// Item 9: A collection emptied by deletes gives its database's space back.
 #[test]
 fn deleting_every_record_gives_the_space_back() {
     let dir = tmp("emptied");

@@ -355,6 +355,15 @@ impl AnnIndex {
         self.len().saturating_mul(4).saturating_add(ef.saturating_add(k.min(self.len())).saturating_mul(64))
     }
 
+    /// An upper bound of the bytes building an index of `n` rows of `dim` values with `params`
+    /// may allocate: codes, the adjacency at the build's slack (twice: the final copy), the
+    /// search lists of L candidates.
+    pub fn build_headroom(n: usize, dim: usize, params: &IndexParams) -> usize {
+        let bits = if params.bits == AUTO_BITS { default_bits(dim) } else { params.bits };
+        let per_node = (dim.div_ceil(64) * usize::from(bits) + 4) * 8 + (params.r + params.r / 2 + 1) * 4 * 2 + 16;
+        n.saturating_mul(per_node).saturating_add(params.l * params.r * 64)
+    }
+
     /// An upper bound of the bytes a consolidation may allocate (the codes and graph rebuilt
     /// compactly, the remap, new tombstone flags).
     pub fn consolidate_headroom(&self) -> usize {

@@ -438,7 +438,7 @@ impl Collection {
         self.check_fresh(&w)?;
         if let (false, Some(ix)) = (self.deferred, &self.index) {
             // the graph insert, the codes and the scratch grow too: all checked before any change
-            crate::mem::ensure_headroom(ix.insert_headroom(w.ids.len()), "inserting into the index")?;
+            crate::mem::ensure_headroom(|| ix.insert_headroom(w.ids.len()), "inserting into the index")?;
         }
         self.try_reserve(w.ids.len())?;
         let cos = self.metric == Metric::Cosine;
@@ -614,12 +614,11 @@ impl Collection {
         match &self.index {
             // without the memory to rebuild, the tombstones stay (searches filter them) until a
             // later write finds room: consolidation is upkeep, never a reason for a write to fail
-            Some(ix) if ix.deleted_count() as f64 > CONSOLIDATE_RATIO * ix.len() as f64 => {
-                if crate::mem::ensure_headroom(ix.consolidate_headroom(), "consolidation").is_err() {
-                    return Ok(());
-                }
-                self.consolidate()
-            }
+            // (its check fails before any change)
+            Some(ix) if ix.deleted_count() as f64 > CONSOLIDATE_RATIO * ix.len() as f64 => match self.consolidate() {
+                Err(Error::OutOfMemory(_)) => Ok(()),
+                r => r,
+            },
             _ => Ok(()),
         }
     }
@@ -640,7 +639,7 @@ impl Collection {
             self.index = Some(ix);
             return Ok(());
         }
-        if let Err(e) = crate::mem::ensure_headroom(ix.consolidate_headroom(), "consolidation") {
+        if let Err(e) = crate::mem::ensure_headroom(|| ix.consolidate_headroom(), "consolidation") {
             self.index = Some(ix);
             return Err(e);
         }
@@ -707,9 +706,7 @@ impl Collection {
         cancel: &AtomicBool,
     ) -> Result<(AnnIndex, u64)> {
         let view = self.view_with(&[]);
-        let bits = if params.bits == crate::ann::AUTO_BITS { crate::ann::default_bits(self.dim) } else { params.bits };
-        let per_node = (self.dim.div_ceil(64) * usize::from(bits) + 4) * 8 + (params.r + params.r / 2 + 1) * 4 * 2 + 16;
-        crate::mem::ensure_headroom(view.seqs.len().saturating_mul(per_node).saturating_add(params.l * params.r * 64), "building the index")?;
+        crate::mem::ensure_headroom(|| AnnIndex::build_headroom(view.seqs.len(), self.dim, &params), "building the index")?;
         let mut ix = AnnIndex::build(&view, params, progress, cancel)?;
         if let Some(old) = &self.index {
             for (node, &d) in old.deleted().iter().enumerate() {
@@ -960,14 +957,9 @@ impl Collection {
         let ef = opts.ef.unwrap_or(DEFAULT_EF).max(k);
         let walk = self.index.as_ref().map_or(0, |ix| ix.search_headroom(k, ef))
             + self.sealed.iter().map(|p| p.seg.index().search_headroom(k, ef)).max().unwrap_or(0);
-        let hit = 64 + if opts.include_metadata { self.metadata_bytes_bound() } else { 0 };
+        // sealed segments' metadata is not counted: they are native only, where nothing is checked
+        let hit = 64 + if opts.include_metadata { self.metadata_max } else { 0 };
         walk.saturating_add(nq.saturating_mul(self.dim * 8 + k.saturating_mul(hit)))
-    }
-
-    /// A bound for one hit's metadata copy (sealed segments' metadata is not counted: they are
-    /// native only, where the check is a no-op).
-    fn metadata_bytes_bound(&self) -> usize {
-        self.metadata_max
     }
 
     /// The index to use for `opts`, if any (none when exact search is asked for or when the
@@ -999,7 +991,7 @@ impl Collection {
     /// `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR` (NaN/±Infinity; zero under cosine).
     pub fn search(&self, query: &[f32], opts: &SearchOptions) -> Result<Vec<SearchHit>> {
         self.check_vector(query, 0)?;
-        crate::mem::ensure_headroom(self.search_headroom(opts, 1), "search")?;
+        crate::mem::ensure_headroom(|| self.search_headroom(opts, 1), "search")?;
         let mut q = Vec::with_capacity(self.dim);
         flat::prepare_query(self.metric, self.kernels, query, &mut q);
         let k = opts.k.min(self.len().max(1));
@@ -1027,7 +1019,7 @@ impl Collection {
         if !queries.len().is_multiple_of(self.dim) {
             return Err(Error::BatchShape { dim: self.dim, len: queries.len() });
         }
-        crate::mem::ensure_headroom(self.search_headroom(opts, queries.len() / self.dim), "batch search")?;
+        crate::mem::ensure_headroom(|| self.search_headroom(opts, queries.len() / self.dim), "batch search")?;
         let mut prepared = Vec::with_capacity(queries.len());
         let mut q = Vec::with_capacity(self.dim);
         for (i, v) in queries.chunks_exact(self.dim).enumerate() {

@@ -197,8 +197,15 @@ pub fn cosine_f64(a: &[f32], b: &[f32]) -> f32 {
 /// distance on the common path.
 #[inline]
 pub fn cosine_distance(dot: f32, inv_q: f32, inv_x: f32, q: &[f32], x: &[f32]) -> f32 {
+    cosine_unclamped(dot, inv_q, inv_x, q, x).clamp(0.0, 2.0)
+}
+
+/// [`cosine_distance`] without the clamp of the `f32` formula (the graph build ranks by the
+/// raw value; the f64 fallback is clamped either way).
+#[inline]
+pub fn cosine_unclamped(dot: f32, inv_q: f32, inv_x: f32, q: &[f32], x: &[f32]) -> f32 {
     if dot.is_finite() && inv_x >= f32::MIN_POSITIVE && inv_q >= f32::MIN_POSITIVE {
-        (1.0 - dot * inv_q * inv_x).clamp(0.0, 2.0)
+        1.0 - dot * inv_q * inv_x
     } else {
         cosine_f64(q, x)
     }

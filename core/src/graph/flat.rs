@@ -75,15 +75,7 @@ impl<'a> FlatNodes<'a> {
         let k = self.kernels;
         match self.metric {
             Metric::L2 => (k.l2sq_f32)(q, r),
-            Metric::Cosine => {
-                let (dot, inv) = ((k.dot_f32)(q, r), self.inv_norm(i));
-                // rows too large for f32 arithmetic (see `distance::cosine_distance`): in f64
-                if dot.is_finite() && inv >= f32::MIN_POSITIVE && q_inv_norm >= f32::MIN_POSITIVE {
-                    1.0 - dot * q_inv_norm * inv
-                } else {
-                    crate::distance::cosine_f64(q, r)
-                }
-            }
+            Metric::Cosine => crate::distance::cosine_unclamped((k.dot_f32)(q, r), q_inv_norm, self.inv_norm(i), q, r),
             Metric::InnerProduct => -(k.dot_f32)(q, r),
             Metric::L1 => (k.l1_f32)(q, r),
         }

@@ -80,10 +80,14 @@ impl SqliteStore {
         // segment files in the directory: a database without our schema beside them (missing,
         // empty, truncated) means the manifest was lost; creating a fresh collection there would
         // treat them as orphans and remove them, so it is refused whatever the database holds
-        let segs = fs::read_dir(dir)
-            .map(|it| it.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("seg-")).count())
-            .unwrap_or(0);
+        // (listed only on the paths that need it, not on every open)
+        let segment_files = || {
+            fs::read_dir(dir)
+                .map(|it| it.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("seg-")).count())
+                .unwrap_or(0)
+        };
         if !exists && !read_only {
+            let segs = segment_files();
             if segs > 0 {
                 return Err(Error::Corrupt(format!(
                     "{}: {segs} segment file(s) but no {DB_FILE} (the manifest is lost); nothing was changed",
@@ -91,7 +95,8 @@ impl SqliteStore {
                 )));
             }
         }
-        if exists && segs > 0 && fs::metadata(&db_path).map_or(false, |m| m.len() == 0) {
+        let segs = if exists && fs::metadata(&db_path).is_ok_and(|m| m.len() == 0) { segment_files() } else { 0 };
+        if segs > 0 {
             // refused before SQLite touches the file (setting WAL mode would write a header)
             return Err(Error::Corrupt(format!(
                 "{}: {DB_FILE} is empty beside {segs} segment file(s) (the manifest is lost); nothing was changed or removed",
@@ -146,14 +151,11 @@ impl SqliteStore {
             conn.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT).map_err(sql_err(&ctx))?;
         }
         conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(sql_err(&ctx))?;
-        let has_meta: bool = conn
-            .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'", [], |r| r.get::<_, i64>(0))
-            .map_err(sql_err(&ctx))?
-            > 0;
+        let has_meta = table_count(&conn, &["meta"]).map_err(sql_err(&ctx))? > 0;
         let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0)).map_err(sql_err(&ctx))?;
         // an existing but blank database (creation interrupted before its first commit) may be
         // initialised; anything else without our schema may not
-        let blank = (!exists || (tables == 0 && wal_len == 0)) && segs == 0;
+        let blank = !has_meta && (!exists || (tables == 0 && wal_len == 0)) && segment_files() == 0;
         let (dim, metric) = if has_meta {
             let (sd, sm) = read_meta(&conn, &ctx)?;
             if let Some(d) = dim {
@@ -170,6 +172,7 @@ impl SqliteStore {
         } else if read_only || !blank {
             // an existing file without our schema: never create over it (it may be a collection
             // whose log was damaged, or another program's database)
+            let segs = segment_files();
             let beside = if segs > 0 { format!(" beside {segs} segment file(s); nothing was changed or removed") } else { String::new() };
             return Err(Error::Corrupt(format!("{ctx}: no meta table (not a horosvec collection, or damaged){beside}")));
         } else {
@@ -182,9 +185,7 @@ impl SqliteStore {
         // writing by this build, absent tables read as "no segment"). `meta.manifest` records
         // that they were created: from then on, missing tables are damage, not an old database
         // (recreating them empty would make every segment file an orphan, removed at open)
-        let tables_present: i64 = conn
-            .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('segments', 'tombstones')", [], |r| r.get(0))
-            .map_err(sql_err(&ctx))?;
+        let tables_present = table_count(&conn, &["segments", "tombstones"]).map_err(sql_err(&ctx))?;
         let manifest_made = conn
             .query_row("SELECT count(*) FROM meta WHERE key = 'manifest'", [], |r| r.get::<_, i64>(0))
             .map_err(sql_err(&ctx))?
@@ -196,10 +197,7 @@ impl SqliteStore {
             conn.execute_batch(&format!("BEGIN; {SEGMENT_SCHEMA} INSERT OR IGNORE INTO meta (key, value) VALUES ('manifest', '1'); COMMIT;"))
                 .map_err(sql_err(&ctx))?;
         }
-        let records: i64 = conn
-            .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'records'", [], |r| r.get(0))
-            .map_err(sql_err(&ctx))?;
-        if records == 0 {
+        if table_count(&conn, &["records"]).map_err(sql_err(&ctx))? == 0 {
             return Err(Error::Corrupt(format!("{ctx}: the records table is missing (damaged); nothing was changed")));
         }
         Ok(SqliteStore { dir: dir.to_path_buf(), conn, dim, metric, read_only, _lock: lock })
@@ -214,6 +212,12 @@ impl SqliteStore {
     pub fn read_only(&self) -> bool {
         self.read_only
     }
+}
+
+/// How many of the tables `names` the database has.
+fn table_count(conn: &Connection, names: &[&str]) -> rusqlite::Result<i64> {
+    let list = names.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ");
+    conn.query_row(&format!("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ({list})"), [], |r| r.get(0))
 }
 
 /// Free pages below which [`RecordStore::reclaim`] leaves the database file as it is.
@@ -296,11 +300,7 @@ impl RecordStore for SqliteStore {
 
     fn segments(&mut self) -> Result<Vec<ManifestEntry>> {
         let ctx = self.dir.join(DB_FILE).display().to_string();
-        let has: i64 = self
-            .conn
-            .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('segments', 'tombstones')", [], |r| r.get(0))
-            .map_err(sql_err(&ctx))?;
-        if has < 2 {
+        if table_count(&self.conn, &["segments", "tombstones"]).map_err(sql_err(&ctx))? < 2 {
             return Ok(Vec::new());
         }
         let mut out: Vec<ManifestEntry> = Vec::new();
