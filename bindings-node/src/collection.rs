@@ -9,24 +9,39 @@ use std::sync::{Arc, Mutex, RwLock};
 use horosvec_core::durable::{DurableCollection, Reply, SegmentConfig, WriteRequest};
 use horosvec_core::store::{Durability, SqliteStore};
 use horosvec_core::{Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
-use napi::bindgen_prelude::{AsyncTask, Buffer, Float32Array, ToNapiValue, TypeName, Uint32Array, Uint8Array};
+use napi::bindgen_prelude::{
+    AsyncTask, Buffer, Float32Array, ToNapiValue, TypeName, Uint32Array, Uint8Array,
+};
 use napi::bindgen_prelude::{Object, Unknown};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Env, Status, Task};
 use napi_derive::napi;
 
-use crate::convert::{exported_out, hits_out, id_in, ids_in, report_out, JsId, JsIds, RawExportedGraph, RawHits, RawImportReport, RawRecord, RawSegmentOptions, RawSettled, RawStats};
+use crate::convert::{
+    exported_out, hits_out, id_in, ids_in, report_out, JsId, JsIds, RawExportedGraph, RawHits,
+    RawImportReport, RawRecord, RawSegmentOptions, RawSettled, RawStats,
+};
 use crate::error::{guard, to_napi};
 
 type Shared = Arc<RwLock<Option<Collection>>>;
 
-fn read<T>(s: &Shared, f: impl FnOnce(&Collection) -> horosvec_core::Result<T>) -> horosvec_core::Result<T> {
-    let g = s.read().map_err(|_| Error::Internal("lock poisoned".into()))?;
+fn read<T>(
+    s: &Shared,
+    f: impl FnOnce(&Collection) -> horosvec_core::Result<T>,
+) -> horosvec_core::Result<T> {
+    let g = s
+        .read()
+        .map_err(|_| Error::Internal("lock poisoned".into()))?;
     f(g.as_ref().ok_or(Error::Closed)?)
 }
 
-fn write<T>(s: &Shared, f: impl FnOnce(&mut Collection) -> horosvec_core::Result<T>) -> horosvec_core::Result<T> {
-    let mut g = s.write().map_err(|_| Error::Internal("lock poisoned".into()))?;
+fn write<T>(
+    s: &Shared,
+    f: impl FnOnce(&mut Collection) -> horosvec_core::Result<T>,
+) -> horosvec_core::Result<T> {
+    let mut g = s
+        .write()
+        .map_err(|_| Error::Internal("lock poisoned".into()))?;
     f(g.as_mut().ok_or(Error::Closed)?)
 }
 
@@ -37,7 +52,9 @@ pub struct Job<T: Send + 'static> {
 
 impl<T: Send + ToNapiValue + TypeName + 'static> Job<T> {
     fn new(f: impl FnOnce() -> horosvec_core::Result<T> + Send + 'static) -> AsyncTask<Job<T>> {
-        AsyncTask::new(Job { work: Some(Box::new(f)) })
+        AsyncTask::new(Job {
+            work: Some(Box::new(f)),
+        })
     }
 }
 
@@ -46,7 +63,10 @@ impl<T: Send + ToNapiValue + TypeName + 'static> Task for Job<T> {
     type JsValue = T;
 
     fn compute(&mut self) -> napi::Result<T> {
-        let work = self.work.take().ok_or_else(|| to_napi(Error::Internal("task ran twice".into())))?;
+        let work = self
+            .work
+            .take()
+            .ok_or_else(|| to_napi(Error::Internal("task ran twice".into())))?;
         guard(work)
     }
 
@@ -100,17 +120,28 @@ pub struct RawSearchOptions {
 }
 
 /// A durable write request from the raw arguments (copied here, on the JS thread).
-fn build_request(kind: &str, ids: JsIds, vectors: Option<Float32Array>, metadata: Option<Vec<Option<String>>>) -> horosvec_core::Result<WriteRequest> {
+fn build_request(
+    kind: &str,
+    ids: JsIds,
+    vectors: Option<Float32Array>,
+    metadata: Option<Vec<Option<String>>>,
+) -> horosvec_core::Result<WriteRequest> {
     let ids = ids_in(ids)?;
     match kind {
         "delete" => Ok(WriteRequest::Delete { ids }),
         "add" | "upsert" => Ok(WriteRequest::Put {
-            kind: if kind == "add" { WriteKind::Add } else { WriteKind::Upsert },
+            kind: if kind == "add" {
+                WriteKind::Add
+            } else {
+                WriteKind::Upsert
+            },
             ids,
             vectors: vectors.map(|v| v.to_vec()).unwrap_or_default(),
             metadata,
         }),
-        other => Err(Error::invalid_argument(format!("unknown write kind {other:?}"))),
+        other => Err(Error::invalid_argument(format!(
+            "unknown write kind {other:?}"
+        ))),
     }
 }
 
@@ -119,7 +150,9 @@ fn int_arg(name: &str, v: f64, max: f64) -> horosvec_core::Result<f64> {
     if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v <= max {
         Ok(v)
     } else {
-        Err(Error::invalid_argument(format!("{name} must be a non-negative integer, got {v}")))
+        Err(Error::invalid_argument(format!(
+            "{name} must be a non-negative integer, got {v}"
+        )))
     }
 }
 
@@ -131,7 +164,11 @@ fn search_opts(o: &RawSearchOptions) -> horosvec_core::Result<SearchOptions> {
 }
 
 impl CoreCollection {
-    fn from_parts(inner: Shared, size: usize, durable: Option<Arc<DurableCollection>>) -> CoreCollection {
+    fn from_parts(
+        inner: Shared,
+        size: usize,
+        durable: Option<Arc<DurableCollection>>,
+    ) -> CoreCollection {
         CoreCollection {
             inner,
             size: Arc::new(AtomicUsize::new(size)),
@@ -148,10 +185,16 @@ impl CoreCollection {
     /// A write: inputs are converted and copied here, on the JS thread (the caller's buffers are
     /// free again when the call returns); validation runs on a worker under the read lock, and
     /// only the final commit takes the write lock, so searches are held up as little as possible.
-    fn segment_op<'env>(&self, env: &'env Env, op: impl FnOnce(&DurableCollection, Reply)) -> napi::Result<Object<'env>> {
+    fn segment_op<'env>(
+        &self,
+        env: &'env Env,
+        op: impl FnOnce(&DurableCollection, Reply),
+    ) -> napi::Result<Object<'env>> {
         let (deferred, promise) = env.create_deferred()?;
         let Some(d) = self.durable.clone() else {
-            return Err(to_napi(Error::invalid_argument("seal and compact need a collection opened from a directory")));
+            return Err(to_napi(Error::invalid_argument(
+                "seal and compact need a collection opened from a directory",
+            )));
         };
         if self.closed.load(Ordering::Acquire) {
             return Err(to_napi(Error::Closed));
@@ -175,7 +218,13 @@ impl CoreCollection {
         Ok(promise)
     }
 
-    fn write_job(&self, kind: WriteKind, ids: JsIds, vectors: Float32Array, metadata: Option<Vec<Option<String>>>) -> AsyncTask<Job<()>> {
+    fn write_job(
+        &self,
+        kind: WriteKind,
+        ids: JsIds,
+        vectors: Float32Array,
+        metadata: Option<Vec<Option<String>>>,
+    ) -> AsyncTask<Job<()>> {
         if self.durable.is_some() {
             // the JS layer sends durable writes to `submit`
             return Job::new(|| Err(Error::Internal("durable collection: use submit".into())));
@@ -200,8 +249,17 @@ impl CoreCollection {
     /// A new empty collection. `dim`: integer 1..=65536; `metric`: "l2" | "cosine" | "ip" | "l1".
     #[napi(factory, catch_unwind)]
     pub fn create(dim: f64, metric: String) -> napi::Result<CoreCollection> {
-        let c = guard(|| Collection::new(horosvec_core::collection::parse_dim(dim)?, Metric::parse(&metric)?))?;
-        Ok(CoreCollection::from_parts(Arc::new(RwLock::new(Some(c))), 0, None))
+        let c = guard(|| {
+            Collection::new(
+                horosvec_core::collection::parse_dim(dim)?,
+                Metric::parse(&metric)?,
+            )
+        })?;
+        Ok(CoreCollection::from_parts(
+            Arc::new(RwLock::new(Some(c))),
+            0,
+            None,
+        ))
     }
 
     /// Opens (or creates) the durable collection in directory `path` on a worker thread: loads
@@ -235,10 +293,23 @@ impl CoreCollection {
             let metric = metric.as_deref().map(Metric::parse).transpose()?;
             let durability = Durability::parse(&durability)?;
             if path.is_empty() {
-                return Err(Error::invalid_argument("path must be a non-empty directory path"));
+                return Err(Error::invalid_argument(
+                    "path must be a non-empty directory path",
+                ));
             }
-            let store = SqliteStore::open(std::path::Path::new(&path), dim, metric, durability, read_only)?;
-            let d = DurableCollection::open(store, read_only, Some(std::path::PathBuf::from(&path)), cfg)?;
+            let store = SqliteStore::open(
+                std::path::Path::new(&path),
+                dim,
+                metric,
+                durability,
+                read_only,
+            )?;
+            let d = DurableCollection::open(
+                store,
+                read_only,
+                Some(std::path::PathBuf::from(&path)),
+                cfg,
+            )?;
             let shared = d.shared().clone();
             let size = read(&shared, |c| Ok(c.len()))?;
             Ok(CoreCollection::from_parts(shared, size, Some(Arc::new(d))))
@@ -259,20 +330,40 @@ impl CoreCollection {
         Job::new(move || {
             let c = Collection::from_bytes(&bytes)?;
             let n = c.len();
-            Ok(CoreCollection::from_parts(Arc::new(RwLock::new(Some(c))), n, None))
+            Ok(CoreCollection::from_parts(
+                Arc::new(RwLock::new(Some(c))),
+                n,
+                None,
+            ))
         })
     }
 
     /// Installs an index from an external graph (`n × degree` u32 adjacency, 0xFFFFFFFF padding;
     /// node i = the i-th record in insertion order), on a worker thread. Inputs are copied first.
     #[napi(catch_unwind, ts_return_type = "Promise<RawImportReport>")]
-    pub fn import_graph_async(&self, adjacency: Uint32Array, degree: f64, entry: Option<f64>, params: RawIndexParams) -> AsyncTask<Job<RawImportReport>> {
+    pub fn import_graph_async(
+        &self,
+        adjacency: Uint32Array,
+        degree: f64,
+        entry: Option<f64>,
+        params: RawIndexParams,
+    ) -> AsyncTask<Job<RawImportReport>> {
         let s = self.inner.clone();
         let adjacency = adjacency.to_vec();
         Job::new(move || {
-            let p = IndexParams::from_f64(params.r, params.l, params.alpha, params.passes, params.bits, params.seed)?;
+            let p = IndexParams::from_f64(
+                params.r,
+                params.l,
+                params.alpha,
+                params.passes,
+                params.bits,
+                params.seed,
+            )?;
             let degree = int_arg("degree", degree, u32::MAX as f64)? as usize;
-            let entry = entry.map(|e| int_arg("entry", e, u32::MAX as f64 - 1.0)).transpose()?.map(|e| e as u32);
+            let entry = entry
+                .map(|e| int_arg("entry", e, u32::MAX as f64 - 1.0))
+                .transpose()?
+                .map(|e| e as u32);
             write(&s, |c| c.import_graph(&adjacency, degree, entry, p)).map(report_out)
         })
     }
@@ -303,9 +394,14 @@ impl CoreCollection {
     /// promise settlement per write: what makes many concurrent small writes cheap. The settler
     /// does not keep the event loop alive (the JS side does while tickets are pending).
     #[napi(catch_unwind)]
-    pub fn set_settler(&self, settler: ThreadsafeFunction<RawSettled, Unknown<'static>, RawSettled, Status, false, true>) -> napi::Result<()> {
+    pub fn set_settler(
+        &self,
+        settler: ThreadsafeFunction<RawSettled, Unknown<'static>, RawSettled, Status, false, true>,
+    ) -> napi::Result<()> {
         let Some(d) = self.durable.clone() else {
-            return Err(to_napi(Error::invalid_argument("setSettler needs a collection opened from a directory")));
+            return Err(to_napi(Error::invalid_argument(
+                "setSettler needs a collection opened from a directory",
+            )));
         };
         let buf = self.settled.clone();
         d.set_group_hook(Box::new(move || {
@@ -316,7 +412,11 @@ impl CoreCollection {
             if items.is_empty() {
                 return;
             }
-            let mut out = RawSettled { ok: Vec::with_capacity(items.len() * 2), failed: Vec::new(), errors: Vec::new() };
+            let mut out = RawSettled {
+                ok: Vec::with_capacity(items.len() * 2),
+                failed: Vec::new(),
+                errors: Vec::new(),
+            };
             for (t, r) in items {
                 match r {
                     Ok(n) => {
@@ -339,9 +439,17 @@ impl CoreCollection {
     /// with the settler call of its group. Throws when the write cannot be queued (bad input,
     /// closed, read-only).
     #[napi(catch_unwind)]
-    pub fn submit_ticket(&self, kind: String, ids: JsIds, vectors: Option<Float32Array>, metadata: Option<Vec<Option<String>>>) -> napi::Result<u32> {
+    pub fn submit_ticket(
+        &self,
+        kind: String,
+        ids: JsIds,
+        vectors: Option<Float32Array>,
+        metadata: Option<Vec<Option<String>>>,
+    ) -> napi::Result<u32> {
         let Some(d) = self.durable.clone() else {
-            return Err(to_napi(Error::invalid_argument("submitTicket needs a collection opened from a directory")));
+            return Err(to_napi(Error::invalid_argument(
+                "submitTicket needs a collection opened from a directory",
+            )));
         };
         if self.closed.load(Ordering::Acquire) {
             return Err(to_napi(Error::Closed));
@@ -380,7 +488,9 @@ impl CoreCollection {
         let answered = early.lock().ok().and_then(|mut e| e.take());
         match answered {
             Some(Err(e)) => Err(to_napi(e)),
-            Some(Ok(_)) => Err(to_napi(Error::Internal("a durable write was answered before it was queued".into()))),
+            Some(Ok(_)) => Err(to_napi(Error::Internal(
+                "a durable write was answered before it was queued".into(),
+            ))),
             None => Ok(ticket),
         }
     }
@@ -401,7 +511,9 @@ impl CoreCollection {
     /// seal (backpressure). 0 otherwise.
     #[napi(getter)]
     pub fn mutable_bound(&self) -> f64 {
-        self.durable.as_ref().map_or(0.0, |d| d.mutable_bound() as f64)
+        self.durable
+            .as_ref()
+            .map_or(0.0, |d| d.mutable_bound() as f64)
     }
 
     /// Number of records (throws `HV_CLOSED` after close).
@@ -441,13 +553,23 @@ impl CoreCollection {
     /// copied on the calling thread first, so the caller may reuse, change or transfer its
     /// buffers as soon as the call returns.
     #[napi(catch_unwind, ts_return_type = "Promise<void>")]
-    pub fn add_async(&self, ids: JsIds, vectors: Float32Array, metadata: Option<Vec<Option<String>>>) -> AsyncTask<Job<()>> {
+    pub fn add_async(
+        &self,
+        ids: JsIds,
+        vectors: Float32Array,
+        metadata: Option<Vec<Option<String>>>,
+    ) -> AsyncTask<Job<()>> {
         self.write_job(WriteKind::Add, ids, vectors, metadata)
     }
 
     /// Inserts or replaces records on a worker thread (inputs copied as for `addAsync`).
     #[napi(catch_unwind, ts_return_type = "Promise<void>")]
-    pub fn upsert_async(&self, ids: JsIds, vectors: Float32Array, metadata: Option<Vec<Option<String>>>) -> AsyncTask<Job<()>> {
+    pub fn upsert_async(
+        &self,
+        ids: JsIds,
+        vectors: Float32Array,
+        metadata: Option<Vec<Option<String>>>,
+    ) -> AsyncTask<Job<()>> {
         self.write_job(WriteKind::Upsert, ids, vectors, metadata)
     }
 
@@ -473,7 +595,10 @@ impl CoreCollection {
         guard(|| {
             let id = id_in(id)?;
             read(&self.inner, |c| {
-                Ok(c.get(&id)?.map(|(v, m)| RawRecord { vector: Float32Array::new(v.to_vec()), metadata: m }))
+                Ok(c.get(&id)?.map(|(v, m)| RawRecord {
+                    vector: Float32Array::new(v.to_vec()),
+                    metadata: m,
+                }))
             })
         })
     }
@@ -489,7 +614,11 @@ impl CoreCollection {
 
     /// Exact search for one query on a worker thread.
     #[napi(catch_unwind, ts_return_type = "Promise<RawHits>")]
-    pub fn search_async(&self, query: Float32Array, options: RawSearchOptions) -> AsyncTask<Job<RawHits>> {
+    pub fn search_async(
+        &self,
+        query: Float32Array,
+        options: RawSearchOptions,
+    ) -> AsyncTask<Job<RawHits>> {
         let s = self.inner.clone();
         let query = query.to_vec();
         Job::new(move || {
@@ -500,12 +629,17 @@ impl CoreCollection {
 
     /// Exact search for `n` queries (`n × dim` row-major) on a worker thread and the rayon pool.
     #[napi(catch_unwind, ts_return_type = "Promise<RawHits[]>")]
-    pub fn search_batch_async(&self, queries: Float32Array, options: RawSearchOptions) -> AsyncTask<Job<Vec<RawHits>>> {
+    pub fn search_batch_async(
+        &self,
+        queries: Float32Array,
+        options: RawSearchOptions,
+    ) -> AsyncTask<Job<Vec<RawHits>>> {
         let s = self.inner.clone();
         let queries = queries.to_vec();
         Job::new(move || {
             let opts = search_opts(&options)?;
-            read(&s, |c| c.search_batch(&queries, &opts)).map(|r| r.into_iter().map(hits_out).collect())
+            read(&s, |c| c.search_batch(&queries, &opts))
+                .map(|r| r.into_iter().map(hits_out).collect())
         })
     }
 
@@ -514,12 +648,23 @@ impl CoreCollection {
     #[napi(catch_unwind, ts_return_type = "Promise<void>")]
     pub fn build_index_async(&self, params: RawIndexParams) -> AsyncTask<Job<()>> {
         let s = self.inner.clone();
-        let (done, total, cancel) = (self.build_done.clone(), self.build_total.clone(), self.cancel.clone());
+        let (done, total, cancel) = (
+            self.build_done.clone(),
+            self.build_total.clone(),
+            self.cancel.clone(),
+        );
         cancel.store(false, Ordering::Release);
         done.store(0, Ordering::Release);
         total.store(0, Ordering::Release);
         Job::new(move || {
-            let p = IndexParams::from_f64(params.r, params.l, params.alpha, params.passes, params.bits, params.seed)?;
+            let p = IndexParams::from_f64(
+                params.r,
+                params.l,
+                params.alpha,
+                params.passes,
+                params.bits,
+                params.seed,
+            )?;
             let progress = |d: usize, t: usize| {
                 done.store(d, Ordering::Release);
                 total.store(t, Ordering::Release);
@@ -532,7 +677,10 @@ impl CoreCollection {
     /// `[done, total]` of the running (or last) index build.
     #[napi]
     pub fn build_progress(&self) -> Vec<f64> {
-        vec![self.build_done.load(Ordering::Acquire) as f64, self.build_total.load(Ordering::Acquire) as f64]
+        vec![
+            self.build_done.load(Ordering::Acquire) as f64,
+            self.build_total.load(Ordering::Acquire) as f64,
+        ]
     }
 
     /// Asks the running index build to stop (it then fails with `HV_CANCELLED`).
@@ -549,7 +697,10 @@ impl CoreCollection {
             // waits for queued writes to commit, stops the committer, releases the lock
             d.close();
         }
-        let mut g = self.inner.write().map_err(|_| to_napi(Error::Internal("lock poisoned".into())))?;
+        let mut g = self
+            .inner
+            .write()
+            .map_err(|_| to_napi(Error::Internal("lock poisoned".into())))?;
         g.take();
         Ok(())
     }

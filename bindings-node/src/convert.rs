@@ -63,7 +63,11 @@ pub fn hits_out(hits: Vec<SearchHit>) -> RawHits {
         distances.push(h.distance);
         metadata.push(h.metadata);
     }
-    RawHits { ids, distances: Float32Array::new(distances), metadata }
+    RawHits {
+        ids,
+        distances: Float32Array::new(distances),
+        metadata,
+    }
 }
 
 /// A stored record: its vector (`dim` values) and metadata JSON text.

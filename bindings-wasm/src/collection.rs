@@ -8,7 +8,9 @@ use horosvec_core::{Collection, Error, IndexParams, Metric, SearchOptions, Write
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{bytes_in, err, f32s_in, hits_out, id_in, ids_in, metadata_in, record_out, stats_out, u32s_in};
+use crate::convert::{
+    bytes_in, err, f32s_in, hits_out, id_in, ids_in, metadata_in, record_out, stats_out, u32s_in,
+};
 use js_sys::{Float32Array, Uint32Array, Uint8Array};
 
 /// An in-memory collection (raw binding; the public API is the JS `Collection` in `npm/lib`).
@@ -25,7 +27,13 @@ impl CoreCollection {
         self.inner.as_mut().ok_or_else(|| err(Error::Closed))
     }
     /// A write: the vectors are copied into wasm memory here, fallibly.
-    fn write(&mut self, kind: WriteKind, ids: JsValue, vectors: &Float32Array, metadata: Option<Array>) -> Result<(), JsValue> {
+    fn write(
+        &mut self,
+        kind: WriteKind,
+        ids: JsValue,
+        vectors: &Float32Array,
+        metadata: Option<Array>,
+    ) -> Result<(), JsValue> {
         self.col()?;
         let vectors = f32s_in(vectors).map_err(err)?;
         let ids = ids_in(&ids).map_err(err)?;
@@ -42,7 +50,9 @@ fn opts(o: &JsValue) -> Result<SearchOptions, JsValue> {
     let get = |k: &str| js_sys::Reflect::get(o, &k.into()).unwrap_or(JsValue::UNDEFINED);
     let num = |k: &str| get(k).as_f64();
     let k = num("k").ok_or_else(|| err(Error::invalid_argument("k must be a positive integer")))?;
-    let mut s = SearchOptions::from_f64(k).and_then(|s| s.with_graph_f64(num("ef"), num("rerank"))).map_err(err)?;
+    let mut s = SearchOptions::from_f64(k)
+        .and_then(|s| s.with_graph_f64(num("ef"), num("rerank")))
+        .map_err(err)?;
     s.include_metadata = get("includeMetadata").as_bool().unwrap_or(true);
     s.exact = get("exact").as_bool();
     Ok(s)
@@ -54,14 +64,18 @@ impl CoreCollection {
     pub fn create(dim: f64, metric: &str) -> Result<CoreCollection, JsValue> {
         let dim = horosvec_core::collection::parse_dim(dim).map_err(err)?;
         let metric = Metric::parse(metric).map_err(err)?;
-        Ok(CoreCollection { inner: Some(Collection::new(dim, metric).map_err(err)?) })
+        Ok(CoreCollection {
+            inner: Some(Collection::new(dim, metric).map_err(err)?),
+        })
     }
 
     /// Loads a versioned binary snapshot (from either backend's `toBytes`).
     #[wasm_bindgen(js_name = fromBytes)]
     pub fn from_bytes(bytes: &Uint8Array) -> Result<CoreCollection, JsValue> {
         let bytes = bytes_in(bytes).map_err(err)?;
-        Ok(CoreCollection { inner: Some(Collection::from_bytes(&bytes).map_err(err)?) })
+        Ok(CoreCollection {
+            inner: Some(Collection::from_bytes(&bytes).map_err(err)?),
+        })
     }
 
     /// A versioned binary snapshot of the records and the index graph.
@@ -72,21 +86,44 @@ impl CoreCollection {
 
     /// Installs an index from an external graph (see the Node binding's `importGraphAsync`).
     #[wasm_bindgen(js_name = importGraph)]
-    pub fn import_graph(&mut self, adjacency: &Uint32Array, degree: f64, entry: Option<f64>, params: JsValue) -> Result<JsValue, JsValue> {
+    pub fn import_graph(
+        &mut self,
+        adjacency: &Uint32Array,
+        degree: f64,
+        entry: Option<f64>,
+        params: JsValue,
+    ) -> Result<JsValue, JsValue> {
         self.col()?;
         let adjacency = u32s_in(adjacency).map_err(err)?;
-        let get = |k: &str| js_sys::Reflect::get(&params, &k.into()).ok().and_then(|v| v.as_f64());
-        let p = IndexParams::from_f64(get("r"), get("l"), get("alpha"), get("passes"), get("bits"), get("seed")).map_err(err)?;
+        let get = |k: &str| {
+            js_sys::Reflect::get(&params, &k.into())
+                .ok()
+                .and_then(|v| v.as_f64())
+        };
+        let p = IndexParams::from_f64(
+            get("r"),
+            get("l"),
+            get("alpha"),
+            get("passes"),
+            get("bits"),
+            get("seed"),
+        )
+        .map_err(err)?;
         let int = |name: &str, v: f64| -> Result<u32, JsValue> {
             if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v < u32::MAX as f64 {
                 Ok(v as u32)
             } else {
-                Err(err(Error::invalid_argument(format!("{name} must be a non-negative integer, got {v}"))))
+                Err(err(Error::invalid_argument(format!(
+                    "{name} must be a non-negative integer, got {v}"
+                ))))
             }
         };
         let degree = int("degree", degree)? as usize;
         let entry = entry.map(|e| int("entry", e)).transpose()?;
-        let r = self.col_mut()?.import_graph(&adjacency, degree, entry, p).map_err(err)?;
+        let r = self
+            .col_mut()?
+            .import_graph(&adjacency, degree, entry, p)
+            .map_err(err)?;
         Ok(crate::convert::report_out(&r))
     }
 
@@ -109,12 +146,22 @@ impl CoreCollection {
     }
 
     /// Inserts records. `vectors`: `n × dim` row-major.
-    pub fn add(&mut self, ids: JsValue, vectors: &Float32Array, metadata: Option<Array>) -> Result<(), JsValue> {
+    pub fn add(
+        &mut self,
+        ids: JsValue,
+        vectors: &Float32Array,
+        metadata: Option<Array>,
+    ) -> Result<(), JsValue> {
         self.write(WriteKind::Add, ids, vectors, metadata)
     }
 
     /// Inserts or replaces records.
-    pub fn upsert(&mut self, ids: JsValue, vectors: &Float32Array, metadata: Option<Array>) -> Result<(), JsValue> {
+    pub fn upsert(
+        &mut self,
+        ids: JsValue,
+        vectors: &Float32Array,
+        metadata: Option<Array>,
+    ) -> Result<(), JsValue> {
         self.write(WriteKind::Upsert, ids, vectors, metadata)
     }
 
@@ -127,7 +174,12 @@ impl CoreCollection {
     /// The record of `id` (`{ vector, metadata }`), or undefined.
     pub fn get(&self, id: JsValue) -> Result<JsValue, JsValue> {
         let id = id_in(&id).map_err(err)?;
-        Ok(self.col()?.get(&id).map_err(err)?.map(|(v, m)| record_out(v, m.as_deref())).unwrap_or(JsValue::UNDEFINED))
+        Ok(self
+            .col()?
+            .get(&id)
+            .map_err(err)?
+            .map(|(v, m)| record_out(v, m.as_deref()))
+            .unwrap_or(JsValue::UNDEFINED))
     }
 
     /// Exact search for one query.
@@ -153,9 +205,25 @@ impl CoreCollection {
     /// optional `r`, `l`, `alpha`, `passes`, `bits`, `seed`; `progress(done, total)` is called
     /// about every 1 % and stops the build with `HV_CANCELLED` when it returns `true`.
     #[wasm_bindgen(js_name = buildIndex)]
-    pub fn build_index(&mut self, params: JsValue, progress: Option<js_sys::Function>) -> Result<(), JsValue> {
-        let get = |k: &str| js_sys::Reflect::get(&params, &k.into()).ok().and_then(|v| v.as_f64());
-        let p = IndexParams::from_f64(get("r"), get("l"), get("alpha"), get("passes"), get("bits"), get("seed")).map_err(err)?;
+    pub fn build_index(
+        &mut self,
+        params: JsValue,
+        progress: Option<js_sys::Function>,
+    ) -> Result<(), JsValue> {
+        let get = |k: &str| {
+            js_sys::Reflect::get(&params, &k.into())
+                .ok()
+                .and_then(|v| v.as_f64())
+        };
+        let p = IndexParams::from_f64(
+            get("r"),
+            get("l"),
+            get("alpha"),
+            get("passes"),
+            get("bits"),
+            get("seed"),
+        )
+        .map_err(err)?;
         let cancel = AtomicBool::new(false);
         let report = |d: usize, t: usize| {
             if let Some(f) = &progress {

@@ -21,7 +21,9 @@ pub fn id_in(v: &JsValue) -> horosvec_core::Result<VectorId> {
     } else if let Some(s) = v.as_string() {
         Ok(VectorId::Str(s))
     } else {
-        Err(Error::invalid_argument("an id must be a string or a non-negative safe integer"))
+        Err(Error::invalid_argument(
+            "an id must be a string or a non-negative safe integer",
+        ))
     }
 }
 
@@ -33,8 +35,12 @@ pub fn ids_in(ids: &JsValue) -> horosvec_core::Result<Vec<VectorId>> {
     }
     if !Array::is_array(ids) && ids.is_object() {
         // Packed string ids: { text, lengths: Uint32Array } (one crossing instead of one per id).
-        let text = Reflect::get(ids, &"text".into()).ok().and_then(|t| t.as_string());
-        let lengths = Reflect::get(ids, &"lengths".into()).ok().and_then(|l| l.dyn_into::<js_sys::Uint32Array>().ok());
+        let text = Reflect::get(ids, &"text".into())
+            .ok()
+            .and_then(|t| t.as_string());
+        let lengths = Reflect::get(ids, &"lengths".into())
+            .ok()
+            .and_then(|l| l.dyn_into::<js_sys::Uint32Array>().ok());
         return match (text, lengths) {
             (Some(t), Some(l)) => horosvec_core::split_utf16(&t, &l.to_vec()),
             _ => Err(Error::invalid_argument("ids must be an array")),
@@ -62,7 +68,9 @@ pub fn metadata_in(m: Option<Array>) -> horosvec_core::Result<Option<Vec<Option<
             if v.is_null() || v.is_undefined() {
                 Ok(None)
             } else {
-                v.as_string().map(Some).ok_or_else(|| Error::invalid_argument("metadata must be JSON text"))
+                v.as_string()
+                    .map(Some)
+                    .ok_or_else(|| Error::invalid_argument("metadata must be JSON text"))
             }
         })
         .collect::<horosvec_core::Result<Vec<_>>>()
@@ -138,7 +146,11 @@ pub fn exported_out(g: &horosvec_core::collection::ExportedGraph) -> JsValue {
         ids.set(i as u32, id_out(id));
     }
     let o = Object::new();
-    set(&o, "adjacency", &js_sys::Uint32Array::from(&g.adjacency[..]));
+    set(
+        &o,
+        "adjacency",
+        &js_sys::Uint32Array::from(&g.adjacency[..]),
+    );
     set(&o, "degree", &(g.degree as f64).into());
     set(&o, "entry", &f64::from(g.entry).into());
     set(&o, "ids", &ids);
@@ -155,7 +167,9 @@ macro_rules! typed_in {
             let n = a.length() as usize;
             let mut v: Vec<$t> = Vec::new();
             v.try_reserve_exact(n).map_err(|_| {
-                Error::OutOfMemory(format!("cannot copy {n} input values into the wasm heap; nothing was changed"))
+                Error::OutOfMemory(format!(
+                    "cannot copy {n} input values into the wasm heap; nothing was changed"
+                ))
             })?;
             v.resize(n, $zero);
             a.copy_to(&mut v);

@@ -4,7 +4,10 @@ use horosvec_core::{Collection, Metric, VectorId};
 use std::time::Instant;
 
 fn main() {
-    let n: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(800_000);
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(800_000);
     let ids: Vec<VectorId> = (0..n).map(|i| VectorId::Str(format!("id-{i}"))).collect();
     let v = vec![1.0f32; n * 2];
     let mut col = Collection::new(2, Metric::L2).unwrap();

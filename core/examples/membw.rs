@@ -32,7 +32,10 @@ fn sum(data: &[f32]) -> f32 {
 }
 
 fn main() {
-    let mib: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(1024);
+    let mib: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1024);
     let n = mib * 1024 * 1024 / 4;
     let data: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
     let mut best = f64::MAX;

@@ -42,7 +42,11 @@ fn main() {
         std::process::exit(2);
     }
     let metric = Metric::parse(&args[2]).expect("metric");
-    let opt = |name: &str| args.iter().position(|a| a == name).map(|i| args[i + 1].clone());
+    let opt = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .map(|i| args[i + 1].clone())
+    };
     let n_limit: usize = opt("--n").map_or(usize::MAX, |s| s.parse().unwrap());
     let nq_limit: usize = opt("--nq").map_or(1000, |s| s.parse().unwrap());
     let bits_list: Vec<u8> = opt("--bits").map_or(vec![1, 2, 3, 4, 5, 8], |s| {
@@ -84,7 +88,10 @@ fn main() {
         let ex = exact_all(metric, &equeries[qi * dim..(qi + 1) * dim], &ebase, dim);
         top_k(&ex, 10)
     });
-    eprintln!("exact top-10 by brute force: {:.1} s", t.elapsed().as_secs_f64());
+    eprintln!(
+        "exact top-10 by brute force: {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
 
     println!("| bits | qbits | B/vec | encode µs/vec | rel. RMS err | corr | in bound 1.9 / 3 | R@10 C=10 | C=20 | C=50 | C=100 | C=200 | ns/est seq | ns/est shuffled | prepare µs |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
@@ -151,7 +158,9 @@ fn main() {
         let reps = 2000;
         for r in 0..reps {
             let qi = r % nq;
-            index.prepare_into(&queries[qi * dim..(qi + 1) * dim], &mut pq).unwrap();
+            index
+                .prepare_into(&queries[qi * dim..(qi + 1) * dim], &mut pq)
+                .unwrap();
         }
         let prep_us = t.elapsed().as_secs_f64() * 1e6 / reps as f64;
 
@@ -247,7 +256,11 @@ fn top_k(v: &[f32], k: usize) -> Vec<u32> {
 fn normalised(v: &[f32], dim: usize) -> Vec<f32> {
     let mut out = v.to_vec();
     for row in out.chunks_exact_mut(dim) {
-        let n = row.iter().map(|&x| f64::from(x) * f64::from(x)).sum::<f64>().sqrt() as f32;
+        let n = row
+            .iter()
+            .map(|&x| f64::from(x) * f64::from(x))
+            .sum::<f64>()
+            .sqrt() as f32;
         row.iter_mut().for_each(|x| *x /= n);
     }
     out
@@ -271,11 +284,18 @@ fn read_vecs(path: &str, limit: usize) -> (Vec<f32>, usize) {
     let half = path.ends_with(".f16vecs");
     let width = if half { 2 } else { 4 };
     let rec = 4 + width * dim;
-    assert_eq!(bytes.len() % rec, 0, "{path}: not a whole number of {dim}-d records");
+    assert_eq!(
+        bytes.len() % rec,
+        0,
+        "{path}: not a whole number of {dim}-d records"
+    );
     let n = (bytes.len() / rec).min(limit);
     let mut out = Vec::with_capacity(n * dim);
     for r in bytes.chunks_exact(rec).take(n) {
-        assert_eq!(i32::from_le_bytes(r[0..4].try_into().unwrap()) as usize, dim);
+        assert_eq!(
+            i32::from_le_bytes(r[0..4].try_into().unwrap()) as usize,
+            dim
+        );
         for c in r[4..].chunks_exact(width) {
             out.push(if half {
                 half::f16::from_le_bytes([c[0], c[1]]).to_f32()
@@ -295,10 +315,17 @@ fn parallel_map<T: Send>(n: usize, threads: usize, f: impl Fn(usize) -> T + Sync
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let f = &f;
-                s.spawn(move || (t * chunk..((t + 1) * chunk).min(n)).map(f).collect::<Vec<T>>())
+                s.spawn(move || {
+                    (t * chunk..((t + 1) * chunk).min(n))
+                        .map(f)
+                        .collect::<Vec<T>>()
+                })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
     })
 }
 

@@ -33,8 +33,13 @@ fn main() {
         sets.iter().map(|s| s.name).collect::<Vec<_>>().join(" | ")
     );
     for &(bits, qbits) in combos {
-        let idx =
-            RabitqIndex::encode_all(&data, dim, Metric::L2, RabitqParams::new(bits).with_query_bits(qbits)).unwrap();
+        let idx = RabitqIndex::encode_all(
+            &data,
+            dim,
+            Metric::L2,
+            RabitqParams::new(bits).with_query_bits(qbits),
+        )
+        .unwrap();
         let mut pq = idx.prepare(&data[..dim]).unwrap();
         let mut best = vec![f64::INFINITY; sets.len()];
         let mut sink = 0.0f32;

@@ -58,7 +58,9 @@ fn read_ivecs(p: &Path) -> (Vec<u32>, usize) {
 }
 
 fn read_f16vecs(p: &Path) -> (Vec<f32>, usize) {
-    read_vecs(p, 2, |b| half::f16::from_le_bytes(b.try_into().unwrap()).to_f32())
+    read_vecs(p, 2, |b| {
+        half::f16::from_le_bytes(b.try_into().unwrap()).to_f32()
+    })
 }
 
 struct Args {
@@ -88,7 +90,9 @@ impl<Q: QueryDistance> QueryDistance for NoPrefetch<Q> {
 }
 
 fn list(s: &str) -> Vec<usize> {
-    s.split(',').map(|x| x.trim().parse().expect("a number")).collect()
+    s.split(',')
+        .map(|x| x.trim().parse().expect("a number"))
+        .collect()
 }
 
 fn parse_args() -> Args {
@@ -189,9 +193,20 @@ fn load(a: &Args) -> Dataset {
             (b, d, q, g, k, metric)
         }
     };
-    let mut ds = Dataset { base, queries, dim, metric, gt, gt_k };
+    let mut ds = Dataset {
+        base,
+        queries,
+        dim,
+        metric,
+        gt,
+        gt_k,
+    };
     if metric == Metric::Cosine {
-        for r in ds.base.chunks_exact_mut(dim).chain(ds.queries.chunks_exact_mut(dim)) {
+        for r in ds
+            .base
+            .chunks_exact_mut(dim)
+            .chain(ds.queries.chunks_exact_mut(dim))
+        {
             let n = r.iter().map(|x| x * x).sum::<f32>().sqrt();
             if n > 0.0 {
                 r.iter_mut().for_each(|x| *x /= n);
@@ -210,8 +225,7 @@ fn load(a: &Args) -> Dataset {
             let mut gt = Vec::new();
             for q in ds.queries.chunks_exact(dim) {
                 let mut fq = FlatQuery::new(nodes, q);
-                let mut all: Vec<(f32, u32)> =
-                    (0..n as u32).map(|i| (fq.distance(i), i)).collect();
+                let mut all: Vec<(f32, u32)> = (0..n as u32).map(|i| (fq.distance(i), i)).collect();
                 all.select_nth_unstable_by(10, |x, y| x.0.total_cmp(&y.0));
                 all.truncate(10);
                 all.sort_by(|x, y| x.0.total_cmp(&y.0));
@@ -232,12 +246,21 @@ fn cpu_jiffies() -> (u64, u64) {
         .lines()
         .next()
         .map(|l| {
-            let v: Vec<u64> = l.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
+            let v: Vec<u64> = l
+                .split_whitespace()
+                .skip(1)
+                .filter_map(|x| x.parse().ok())
+                .collect();
             v.iter().sum::<u64>() - v.get(3).copied().unwrap_or(0) - v.get(4).copied().unwrap_or(0)
         })
         .unwrap_or(0);
     let me = fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let f: Vec<&str> = me.rsplit(')').next().unwrap_or("").split_whitespace().collect();
+    let f: Vec<&str> = me
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
     let mine = f.get(11).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0)
         + f.get(12).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
     (busy, mine)
@@ -251,7 +274,11 @@ fn build(nodes: &FlatNodes<'_>, p: &VamanaParams, threads: usize) -> (Graph, f64
     let cancel = AtomicBool::new(false);
     let run = || Graph::build_with(nodes, p, &|_, _| {}, &cancel).expect("build");
     #[cfg(feature = "parallel")]
-    let g = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(run);
+    let g = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(run);
     #[cfg(not(feature = "parallel"))]
     let g = {
         let _ = threads;
@@ -292,9 +319,14 @@ fn main() {
             let mut times = Vec::new();
             for &th in &a.threads {
                 let (g, secs, others) = build(&nodes, &p, th);
-                times.push(format!("{th} thr {secs:.1} s (others busy {others:.1} cores)"));
+                times.push(format!(
+                    "{th} thr {secs:.1} s (others busy {others:.1} cores)"
+                ));
                 if let Some(prev) = &graph {
-                    assert!(*prev == g, "graphs built with different thread counts differ");
+                    assert!(
+                        *prev == g,
+                        "graphs built with different thread counts differ"
+                    );
                 }
                 graph = Some(g);
             }
@@ -367,7 +399,10 @@ fn main() {
             }
             for target in [0.90, 0.95, 0.99] {
                 match curve.iter().position(|c| c.0 >= target) {
-                    Some(0) => println!("recall {target}: reached at ef {} ({:.0} QPS)", curve[0].2, curve[0].1),
+                    Some(0) => println!(
+                        "recall {target}: reached at ef {} ({:.0} QPS)",
+                        curve[0].2, curve[0].1
+                    ),
                     Some(i) => {
                         let (r0, q0, _) = curve[i - 1];
                         let (r1, q1, e1) = curve[i];

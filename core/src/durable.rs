@@ -51,8 +51,8 @@ use crate::ann::IndexParams;
 use crate::collection::{Collection, SealInput, SealedPart, SwapOutcome, WriteKind};
 use crate::error::{Error, Result};
 use crate::segment::{
-    open_segment_file, parse_segment_file_name, segment_file_name, sync_dir, warm_up, write_segment_file,
-    Segment,
+    open_segment_file, parse_segment_file_name, segment_file_name, sync_dir, warm_up,
+    write_segment_file, Segment,
 };
 use crate::store::{Mutation, RecordStore};
 use crate::types::VectorId;
@@ -375,7 +375,12 @@ const READ_RETRIES: usize = 50;
 /// writer committed a compaction and deleted the merged files after this read began. The read is
 /// then begun again (the newer manifest names the new file); a file held open stays readable
 /// after its removal, so once every file is mapped the view no longer depends on the writer.
-fn load(store: &mut dyn RecordStore, dir: Option<&Path>, verify: bool, read_only: bool) -> Result<Collection> {
+fn load(
+    store: &mut dyn RecordStore,
+    dir: Option<&Path>,
+    verify: bool,
+    read_only: bool,
+) -> Result<Collection> {
     let mut attempt = 0;
     loop {
         store.begin_read()?;
@@ -393,14 +398,21 @@ fn load(store: &mut dyn RecordStore, dir: Option<&Path>, verify: bool, read_only
 
 /// One attempt of [`load`]; `None` when a segment file of the manifest read is gone and
 /// `may_retry` allows another attempt.
-fn load_once(store: &mut dyn RecordStore, dir: Option<&Path>, verify: bool, may_retry: bool) -> Option<Result<Collection>> {
+fn load_once(
+    store: &mut dyn RecordStore,
+    dir: Option<&Path>,
+    verify: bool,
+    may_retry: bool,
+) -> Option<Result<Collection>> {
     let (dim, metric) = store.shape();
     let manifest = match store.segments() {
         Ok(m) => m,
         Err(e) => return Some(Err(e)),
     };
     let gone = || match (may_retry, dir) {
-        (true, Some(d)) => manifest.iter().any(|e| !d.join(segment_file_name(e.generation)).exists()),
+        (true, Some(d)) => manifest
+            .iter()
+            .any(|e| !d.join(segment_file_name(e.generation)).exists()),
         _ => false,
     };
     if gone() {
@@ -676,7 +688,10 @@ impl<S: RecordStore> Committer<S> {
             }
         }
         let result = self.store.commit(&muts);
-        let deleted = muts.iter().filter(|m| matches!(m, Mutation::Delete { .. })).count();
+        let deleted = muts
+            .iter()
+            .filter(|m| matches!(m, Mutation::Delete { .. }))
+            .count();
         drop(muts);
         match result {
             Ok(()) => {
@@ -718,7 +733,9 @@ impl<S: RecordStore> Committer<S> {
         }
         if self.dir.is_none() {
             for r in self.want_seal.drain(..).chain(self.want_compact.drain(..)) {
-                r(Err(Error::Unsupported("sealing needs a collection directory".into())));
+                r(Err(Error::Unsupported(
+                    "sealing needs a collection directory".into(),
+                )));
             }
             return;
         }
@@ -734,8 +751,13 @@ impl<S: RecordStore> Committer<S> {
             // otherwise always be due again when a job ends, and the segments would pile up
             // (writes wait at the mutable bound meanwhile, as for any job)
             let too_many = col.sealed().len() > self.cfg.max_sealed_segments;
-            let seal_due = !self.want_seal.is_empty() || (col.mutable_len() >= self.cfg.max_mutable_records && !too_many);
-            if seal_due { col.seal_input() } else { None }
+            let seal_due = !self.want_seal.is_empty()
+                || (col.mutable_len() >= self.cfg.max_mutable_records && !too_many);
+            if seal_due {
+                col.seal_input()
+            } else {
+                None
+            }
         };
         if let Some(input) = seal_input {
             if let Some(col) = write_lock(&shared).as_mut() {
@@ -744,8 +766,10 @@ impl<S: RecordStore> Committer<S> {
             let waiters = std::mem::take(&mut self.want_seal);
             let generation = self.take_generation();
             self.spawn_job("horosvec-seal", waiters, move |dir, params, cancel| {
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| build_segment(dir, generation, &input, params, cancel)))
-                    .unwrap_or_else(|_| Err(Error::Internal("the seal build panicked".into())));
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    build_segment(dir, generation, &input, params, cancel)
+                }))
+                .unwrap_or_else(|_| Err(Error::Internal("the seal build panicked".into())));
                 Built::Seal { input, result }
             });
             return;
@@ -753,7 +777,8 @@ impl<S: RecordStore> Committer<S> {
         let (parts, interim_due) = {
             let mut guard = write_lock(&shared);
             let Some(col) = guard.as_mut() else { return };
-            let parts = compaction_choice(col, &self.cfg, !self.want_compact.is_empty()).and_then(|p| col.begin_compaction(&p));
+            let parts = compaction_choice(col, &self.cfg, !self.want_compact.is_empty())
+                .and_then(|p| col.begin_compaction(&p));
             if parts.is_none() && col.mutable_mostly_dead() {
                 col.drop_dead_rows();
             }
@@ -778,7 +803,11 @@ impl<S: RecordStore> Committer<S> {
                     build_segment(dir, generation, &input, params, cancel).map(Some)
                 }))
                 .unwrap_or_else(|_| Err(Error::Internal("the compaction build panicked".into())));
-                Built::Compact { parts, origin, result }
+                Built::Compact {
+                    parts,
+                    origin,
+                    result,
+                }
             });
             return;
         }
@@ -787,10 +816,17 @@ impl<S: RecordStore> Committer<S> {
         }
         if interim_due {
             // an interim index of the mutable segment, so that it is not scanned exactly
-            let Some((input, epoch)) = read_lock(&shared).as_ref().map(Collection::begin_interim) else { return };
+            let Some((input, epoch)) = read_lock(&shared).as_ref().map(Collection::begin_interim)
+            else {
+                return;
+            };
             self.spawn_job("horosvec-index", Vec::new(), move |_, params, cancel| {
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| input.build_index(params, cancel).map(Box::new)))
-                    .unwrap_or_else(|_| Err(Error::Internal("the interim index build panicked".into())));
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    input.build_index(params, cancel).map(Box::new)
+                }))
+                .unwrap_or_else(|_| {
+                    Err(Error::Internal("the interim index build panicked".into()))
+                });
                 Built::Interim { result, epoch }
             });
         }
@@ -806,15 +842,22 @@ impl<S: RecordStore> Committer<S> {
     /// Runs `work` (a seal, compaction or interim-index build) on a thread of its own and sends
     /// its result back to the committer; `waiters` are answered when it is installed. If the
     /// thread cannot start, the swap is abandoned and the waiters get `HV_IO`.
-    fn spawn_job(&mut self, name: &str, waiters: Vec<Reply>, work: impl FnOnce(&Path, IndexParams, &AtomicBool) -> Built + Send + 'static) {
+    fn spawn_job(
+        &mut self,
+        name: &str,
+        waiters: Vec<Reply>,
+        work: impl FnOnce(&Path, IndexParams, &AtomicBool) -> Built + Send + 'static,
+    ) {
         let Some(dir) = self.dir.clone() else { return };
         let (tx, cancel, params) = (self.tx.clone(), self.cancel.clone(), self.cfg.index);
         self.waiters = waiters;
         self.busy = true;
-        let spawned = std::thread::Builder::new().name(name.into()).spawn(move || {
-            let built = work(&dir, params, &cancel);
-            let _ = tx.send(Msg::Built(Box::new(built)));
-        });
+        let spawned = std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || {
+                let built = work(&dir, params, &cancel);
+                let _ = tx.send(Msg::Built(Box::new(built)));
+            });
         if spawned.is_err() {
             self.busy = false;
             if let Some(c) = write_lock(&self.shared).as_mut() {
@@ -875,7 +918,9 @@ impl<S: RecordStore> Committer<S> {
                                     .map(|o| (seg, o))
                             })
                             .map(|(s, o)| (s, o, parts.len())),
-                        Built::Interim { .. } => Err(Error::Internal("interim index in the swap path".into())),
+                        Built::Interim { .. } => {
+                            Err(Error::Internal("interim index in the swap path".into()))
+                        }
                     };
                     if r.is_err() {
                         col.abort_swap();
@@ -941,7 +986,13 @@ impl<S: RecordStore> Committer<S> {
 
 /// Builds the index of `input`, writes segment `generation` into `dir` (synced and renamed) and
 /// maps it; a file that does not read back is removed.
-fn build_segment(dir: &Path, generation: u64, input: &SealInput, params: IndexParams, cancel: &AtomicBool) -> Result<Arc<Segment>> {
+fn build_segment(
+    dir: &Path,
+    generation: u64,
+    input: &SealInput,
+    params: IndexParams,
+    cancel: &AtomicBool,
+) -> Result<Arc<Segment>> {
     let ix = input.build_index(params, cancel)?;
     let path = write_segment_file(dir, generation, &input.rows(), &ix)?;
     // just written: in the page cache, not cold

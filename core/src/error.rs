@@ -201,14 +201,22 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::DimMismatch { expected, got } => {
-                write!(f, "vector has {got} components but the collection's dim is {expected}")
+                write!(
+                    f,
+                    "vector has {got} components but the collection's dim is {expected}"
+                )
             }
             Error::BatchShape { dim, len } => {
-                write!(f, "a flat batch of {len} values is not a whole number of vectors of dim {dim}")
+                write!(
+                    f,
+                    "a flat batch of {len} values is not a whole number of vectors of dim {dim}"
+                )
             }
             Error::OutOfMemory(m) => write!(f, "out of memory: {m}"),
             Error::Cancelled => f.write_str("cancelled"),
-            Error::InvalidVector { index, reason } => write!(f, "vector {index} is invalid: {reason}"),
+            Error::InvalidVector { index, reason } => {
+                write!(f, "vector {index} is invalid: {reason}")
+            }
             Error::InvalidArgument(m) => f.write_str(m),
             Error::DuplicateId(id) => write!(f, "duplicate id {id}"),
             Error::NotFound(id) => write!(f, "not found: {id}"),
@@ -268,6 +276,9 @@ mod tests {
             std::fs::write(path, &want).unwrap();
         }
         let have = std::fs::read_to_string(path).unwrap_or_default();
-        assert_eq!(have, want, "docs/errors.md is stale: run HOROSVEC_BLESS=1 cargo test -p horosvec-core docs_table");
+        assert_eq!(
+            have, want,
+            "docs/errors.md is stale: run HOROSVEC_BLESS=1 cargo test -p horosvec-core docs_table"
+        );
     }
 }

@@ -28,14 +28,17 @@ pub mod graph;
 pub mod mem;
 pub mod quant;
 pub mod region;
-pub mod segment;
 mod rng;
+pub mod segment;
 pub mod snapshot;
 pub mod store;
 pub mod types;
 
 pub use ann::{default_bits, AnnIndex, IndexParams, AUTO_BITS, RERANK_EPSILON0};
-pub use collection::{Collection, PreparedWrite, SearchHit, SearchOptions, Stats, WriteKind, DEFAULT_EF, FLAT_THRESHOLD, MAX_DIM, MIN_COSINE_NORM};
+pub use collection::{
+    Collection, PreparedWrite, SearchHit, SearchOptions, Stats, WriteKind, DEFAULT_EF,
+    FLAT_THRESHOLD, MAX_DIM, MIN_COSINE_NORM,
+};
 pub use distance::{kernels, Kernels};
 pub use error::{Error, ErrorCode, Result};
 pub use types::{split_utf16, Metric, VectorId, MAX_SAFE_INTEGER};

@@ -128,7 +128,8 @@ impl Region {
     #[inline]
     pub fn will_need(&self, at: usize, len: usize) {
         if at < self.len {
-            self.owner.will_need(self.start + at, len.min(self.len - at));
+            self.owner
+                .will_need(self.start + at, len.min(self.len - at));
         }
     }
 
@@ -167,7 +168,11 @@ impl RecordPages {
     pub fn new(region: Region, record_bytes: usize) -> RecordPages {
         let n = region.len().checked_div(record_bytes).unwrap_or(0);
         let asked = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
-        RecordPages { region, record_bytes, asked }
+        RecordPages {
+            region,
+            record_bytes,
+            asked,
+        }
     }
 
     /// The region.
@@ -178,10 +183,15 @@ impl RecordPages {
     /// Asks the medium for record `i`, unless it was asked for before (or `i` is out of range).
     #[inline]
     pub fn will_need(&self, i: usize) {
-        let Some(word) = self.asked.get(i / 64) else { return };
+        let Some(word) = self.asked.get(i / 64) else {
+            return;
+        };
         let bit = 1u64 << (i % 64);
-        if word.load(Ordering::Relaxed) & bit == 0 && word.fetch_or(bit, Ordering::Relaxed) & bit == 0 {
-            self.region.will_need(i * self.record_bytes, self.record_bytes);
+        if word.load(Ordering::Relaxed) & bit == 0
+            && word.fetch_or(bit, Ordering::Relaxed) & bit == 0
+        {
+            self.region
+                .will_need(i * self.record_bytes, self.record_bytes);
         }
     }
 }
@@ -209,7 +219,10 @@ mod tests {
 
     #[test]
     fn record_pages_pass_on_the_first_request_of_each_record_only() {
-        let c = Arc::new(Counting { buf: AlignedBuf::from_bytes(&[0u8; 64 + 10 * 12]), hints: Mutex::new(Vec::new()) });
+        let c = Arc::new(Counting {
+            buf: AlignedBuf::from_bytes(&[0u8; 64 + 10 * 12]),
+            hints: Mutex::new(Vec::new()),
+        });
         let backing: Arc<dyn Backing> = c.clone();
         let region = Region::new::<f32>(&backing, 64, 10 * 12, "rows").unwrap();
         let pages = RecordPages::new(region, 12);
@@ -217,9 +230,14 @@ mod tests {
             pages.will_need(i);
         }
         // records 3, 9, 0 once each, at their byte offsets in the backing; 10 and 1000 are out of range
-        assert_eq!(*c.hints.lock().unwrap(), vec![(64 + 36, 12), (64 + 108, 12), (64, 12)]);
+        assert_eq!(
+            *c.hints.lock().unwrap(),
+            vec![(64 + 36, 12), (64 + 108, 12), (64, 12)]
+        );
         // a region's hint is clamped to the region
-        Region::new::<u8>(&backing, 64, 20, "r").unwrap().will_need(16, 100);
+        Region::new::<u8>(&backing, 64, 20, "r")
+            .unwrap()
+            .will_need(16, 100);
         assert_eq!(c.hints.lock().unwrap().last(), Some(&(80, 4)));
     }
 }

@@ -56,7 +56,11 @@ fn metric_from(c: u32) -> Result<Metric> {
         1 => Metric::Cosine,
         2 => Metric::InnerProduct,
         3 => Metric::L1,
-        other => return Err(Error::Corrupt(format!("snapshot: unknown metric code {other}"))),
+        other => {
+            return Err(Error::Corrupt(format!(
+                "snapshot: unknown metric code {other}"
+            )))
+        }
     })
 }
 
@@ -74,9 +78,16 @@ pub struct IndexPart<'a> {
 }
 
 /// Writes a snapshot of `count` records (from `records`, in row order) and optionally the index.
-pub fn write<'a>(dim: usize, metric: Metric, count: usize, records: impl Iterator<Item = RecordRef<'a>>, index: Option<IndexPart<'_>>) -> Result<Vec<u8>> {
+pub fn write<'a>(
+    dim: usize,
+    metric: Metric,
+    count: usize,
+    records: impl Iterator<Item = RecordRef<'a>>,
+    index: Option<IndexPart<'_>>,
+) -> Result<Vec<u8>> {
     let mut out: Vec<u8> = Vec::new();
-    out.try_reserve(64 + count * (dim * 4 + 32)).map_err(|_| Error::OutOfMemory("snapshot buffer".into()))?;
+    out.try_reserve(64 + count * (dim * 4 + 32))
+        .map_err(|_| Error::OutOfMemory("snapshot buffer".into()))?;
     out.extend_from_slice(MAGIC);
     put_u32(&mut out, VERSION);
     put_u32(&mut out, if index.is_some() { FLAG_INDEX } else { 0 });
@@ -92,7 +103,8 @@ pub fn write<'a>(dim: usize, metric: Metric, count: usize, records: impl Iterato
             VectorId::Int(_) => 8,
             VectorId::Str(s) => 4 + s.len(),
         };
-        out.try_reserve(1 + id_len + 8 + 4 + meta.map_or(0, str::len) + 4 * v.len() + 4).map_err(oom)?;
+        out.try_reserve(1 + id_len + 8 + 4 + meta.map_or(0, str::len) + 4 * v.len() + 4)
+            .map_err(oom)?;
         match id {
             VectorId::Int(i) => {
                 out.push(1);
@@ -118,12 +130,15 @@ pub fn write<'a>(dim: usize, metric: Metric, count: usize, records: impl Iterato
         written += 1;
     }
     if written != count {
-        return Err(Error::Internal(format!("snapshot: {written} records written, {count} announced")));
+        return Err(Error::Internal(format!(
+            "snapshot: {written} records written, {count} announced"
+        )));
     }
     if let Some(ix) = index {
         let edges: usize = (0..count as u32).map(|i| ix.graph.degree(i)).sum();
         let codes = ix.codes.map_or(0, |c| 4 * dim + 4 + c.records().len() * 8);
-        out.try_reserve(32 + 4 * count + 4 * edges + codes + 4).map_err(oom)?;
+        out.try_reserve(32 + 4 * count + 4 * edges + codes + 4)
+            .map_err(oom)?;
         let p = ix.params;
         put_u32(&mut out, p.r as u32);
         put_u32(&mut out, p.l as u32);
@@ -142,7 +157,10 @@ pub fn write<'a>(dim: usize, metric: Metric, count: usize, records: impl Iterato
         }
         if let Some(c) = ix.codes {
             if c.len() != count {
-                return Err(Error::Internal(format!("snapshot: {} codes for {count} records", c.len())));
+                return Err(Error::Internal(format!(
+                    "snapshot: {} codes for {count} records",
+                    c.len()
+                )));
             }
             for x in c.centroid() {
                 out.extend_from_slice(&x.to_le_bytes());
@@ -175,7 +193,10 @@ struct Reader<'a> {
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
         if self.b.len() - self.at < n {
-            return Err(Error::Corrupt(format!("snapshot truncated: {what} needs {n} bytes, {} left", self.b.len() - self.at)));
+            return Err(Error::Corrupt(format!(
+                "snapshot truncated: {what} needs {n} bytes, {} left",
+                self.b.len() - self.at
+            )));
         }
         let s = &self.b[self.at..self.at + n];
         self.at += n;
@@ -210,42 +231,60 @@ pub fn read(bytes: &[u8]) -> Result<Collection> {
     }
     let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
     if !(MIN_READ_VERSION..=VERSION).contains(&version) {
-        return Err(Error::Version(format!("snapshot format version {version}; this build reads {MIN_READ_VERSION} to {VERSION}")));
+        return Err(Error::Version(format!(
+            "snapshot format version {version}; this build reads {MIN_READ_VERSION} to {VERSION}"
+        )));
     }
     let (body, tail) = bytes.split_at(bytes.len() - 4);
     let want = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
     if crc32fast::hash(body) != want {
-        return Err(Error::Corrupt("snapshot checksum mismatch (damaged or truncated)".into()));
+        return Err(Error::Corrupt(
+            "snapshot checksum mismatch (damaged or truncated)".into(),
+        ));
     }
     let mut r = Reader { b: body, at: 12 };
     let flags = r.u32("flags")?;
     let dim = r.u32("dim")? as usize;
     let metric = metric_from(r.u32("metric")?)?;
     let count = r.u64("count")?;
-    let mut col = Collection::new(dim, metric).map_err(|e| Error::Corrupt(format!("snapshot header: {e}")))?;
+    let mut col = Collection::new(dim, metric)
+        .map_err(|e| Error::Corrupt(format!("snapshot header: {e}")))?;
     // each record takes at least 1 (kind) + 4 (empty string id) + 8 (seq) + 4 (metadata) + 4·dim bytes
     let min_record = 17 + 4 * dim as u64;
     if count.saturating_mul(min_record) > r.left() as u64 {
-        return Err(Error::Corrupt(format!("snapshot announces {count} records, more than its {} bytes can hold", r.left())));
+        return Err(Error::Corrupt(format!(
+            "snapshot announces {count} records, more than its {} bytes can hold",
+            r.left()
+        )));
     }
     let mut v = vec![0f32; dim];
     for i in 0..count {
-        let id = match r.u8("id kind")? {
-            1 => VectorId::from_u64(r.u64("integer id")?).map_err(|e| Error::Corrupt(format!("snapshot record {i}: {e}")))?,
-            2 => {
-                let n = r.u32("string id length")? as usize;
-                let s = r.take(n, "string id")?;
-                VectorId::Str(String::from_utf8(s.to_vec()).map_err(|_| Error::Corrupt(format!("snapshot record {i}: id is not UTF-8")))?)
-            }
-            k => return Err(Error::Corrupt(format!("snapshot record {i}: unknown id kind {k}"))),
-        };
+        let id =
+            match r.u8("id kind")? {
+                1 => VectorId::from_u64(r.u64("integer id")?)
+                    .map_err(|e| Error::Corrupt(format!("snapshot record {i}: {e}")))?,
+                2 => {
+                    let n = r.u32("string id length")? as usize;
+                    let s = r.take(n, "string id")?;
+                    VectorId::Str(String::from_utf8(s.to_vec()).map_err(|_| {
+                        Error::Corrupt(format!("snapshot record {i}: id is not UTF-8"))
+                    })?)
+                }
+                k => {
+                    return Err(Error::Corrupt(format!(
+                        "snapshot record {i}: unknown id kind {k}"
+                    )))
+                }
+            };
         let seq = r.u64("seq")?;
         let mlen = r.u32("metadata length")?;
         let meta = if mlen == NO_METADATA {
             None
         } else {
             let m = r.take(mlen as usize, "metadata")?;
-            Some(String::from_utf8(m.to_vec()).map_err(|_| Error::Corrupt(format!("snapshot record {i}: metadata is not UTF-8")))?)
+            Some(String::from_utf8(m.to_vec()).map_err(|_| {
+                Error::Corrupt(format!("snapshot record {i}: metadata is not UTF-8"))
+            })?)
         };
         let raw = r.take(4 * dim, "vector")?;
         for (x, b) in v.iter_mut().zip(raw.chunks_exact(4)) {
@@ -267,20 +306,48 @@ pub fn read(bytes: &[u8]) -> Result<Collection> {
         }
         // the graph, its fixed-stride copy and the codes are built from what is left of the body
         let stride = r_max.saturating_add(1).min(4097);
-        crate::mem::ensure_headroom(|| n.saturating_mul(stride * 4 + 8).saturating_add(r.left().saturating_mul(2)), "loading the snapshot's index")?;
+        crate::mem::ensure_headroom(
+            || {
+                n.saturating_mul(stride * 4 + 8)
+                    .saturating_add(r.left().saturating_mul(2))
+            },
+            "loading the snapshot's index",
+        )?;
         let degrees: Vec<u32> = (0..n).map(|_| r.u32("degree")).collect::<Result<_>>()?;
         let total: u64 = degrees.iter().map(|&d| u64::from(d)).sum();
         // version 1 ends with the neighbours; version 2 has the codes after them (except under L1)
         let codes_follow = version >= 2 && metric != Metric::L1;
-        let fits = if codes_follow { total.saturating_mul(4) <= r.left() as u64 } else { total.saturating_mul(4) == r.left() as u64 };
+        let fits = if codes_follow {
+            total.saturating_mul(4) <= r.left() as u64
+        } else {
+            total.saturating_mul(4) == r.left() as u64
+        };
         if !fits {
-            return Err(Error::Corrupt(format!("snapshot index: {total} neighbours announced, {} bytes left", r.left())));
+            return Err(Error::Corrupt(format!(
+                "snapshot index: {total} neighbours announced, {} bytes left",
+                r.left()
+            )));
         }
-        let neighbors: Vec<u32> = (0..total).map(|_| r.u32("neighbour")).collect::<Result<_>>()?;
-        let bits = u8::try_from(bits).ok().filter(|b| (1..=8).contains(b)).ok_or_else(|| Error::Corrupt(format!("snapshot index: bits {bits}")))?;
-        let params = IndexParams { r: r_max, l, alpha, passes, bits, seed };
-        params.validate().map_err(|e| Error::Corrupt(format!("snapshot index parameters: {e}")))?;
-        let graph = Graph::from_parts(r_max, &degrees, &neighbors, entry).map_err(|e| Error::Corrupt(format!("snapshot graph: {e}")))?;
+        let neighbors: Vec<u32> = (0..total)
+            .map(|_| r.u32("neighbour"))
+            .collect::<Result<_>>()?;
+        let bits = u8::try_from(bits)
+            .ok()
+            .filter(|b| (1..=8).contains(b))
+            .ok_or_else(|| Error::Corrupt(format!("snapshot index: bits {bits}")))?;
+        let params = IndexParams {
+            r: r_max,
+            l,
+            alpha,
+            passes,
+            bits,
+            seed,
+        };
+        params
+            .validate()
+            .map_err(|e| Error::Corrupt(format!("snapshot index parameters: {e}")))?;
+        let graph = Graph::from_parts(r_max, &degrees, &neighbors, entry)
+            .map_err(|e| Error::Corrupt(format!("snapshot graph: {e}")))?;
         if codes_follow {
             // read_codes takes exactly the bytes left; install_index_parts checks their values
             let codes = read_codes(&mut r, dim, metric, &params, n)?;
@@ -289,7 +356,10 @@ pub fn read(bytes: &[u8]) -> Result<Collection> {
             col.install_graph(params, graph)?;
         }
     } else if r.left() != 0 {
-        return Err(Error::Corrupt(format!("snapshot has {} unexpected bytes after the records", r.left())));
+        return Err(Error::Corrupt(format!(
+            "snapshot has {} unexpected bytes after the records",
+            r.left()
+        )));
     }
     Ok(col)
 }
@@ -297,17 +367,38 @@ pub fn read(bytes: &[u8]) -> Result<Collection> {
 /// The codes section of a version-2 snapshot, the rest of the body: `n` RaBitQ records for
 /// `params` (checked here: sizes and record width; the values by
 /// [`Collection::install_index_parts`]).
-fn read_codes(r: &mut Reader<'_>, dim: usize, metric: Metric, params: &IndexParams, n: usize) -> Result<RabitqIndex> {
+fn read_codes(
+    r: &mut Reader<'_>,
+    dim: usize,
+    metric: Metric,
+    params: &IndexParams,
+    n: usize,
+) -> Result<RabitqIndex> {
     let raw = r.take(4 * dim, "codes centroid")?;
-    let centroid: Vec<f32> = raw.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    let centroid: Vec<f32> = raw
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
     let words = r.u32("record words")? as usize;
     if (n as u64).saturating_mul(words as u64).saturating_mul(8) != r.left() as u64 {
-        return Err(Error::Corrupt(format!("snapshot codes: {n} records of {words} words announced, {} bytes left", r.left())));
+        return Err(Error::Corrupt(format!(
+            "snapshot codes: {n} records of {words} words announced, {} bytes left",
+            r.left()
+        )));
     }
     let bytes = r.take(n * words * 8, "codes")?;
-    let records: Vec<u64> = bytes.chunks_exact(8).map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])).collect();
-    let codes = RabitqIndex::from_parts(dim, metric, crate::ann::code_params(params), centroid, &records)
-        .map_err(|e| Error::Corrupt(format!("snapshot codes: {e}")))?;
+    let records: Vec<u64> = bytes
+        .chunks_exact(8)
+        .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+        .collect();
+    let codes = RabitqIndex::from_parts(
+        dim,
+        metric,
+        crate::ann::code_params(params),
+        centroid,
+        &records,
+    )
+    .map_err(|e| Error::Corrupt(format!("snapshot codes: {e}")))?;
     if codes.record_words() != words {
         return Err(Error::Corrupt(format!(
             "snapshot codes: {words}-word records do not match {}-bit codes of {dim} dimensions",

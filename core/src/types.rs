@@ -143,9 +143,15 @@ mod tests {
     #[test]
     fn int_ids_are_checked() {
         assert_eq!(VectorId::from_f64(3.0), Ok(VectorId::Int(3)));
-        assert_eq!(VectorId::from_f64(MAX_SAFE_INTEGER as f64), Ok(VectorId::Int(MAX_SAFE_INTEGER)));
+        assert_eq!(
+            VectorId::from_f64(MAX_SAFE_INTEGER as f64),
+            Ok(VectorId::Int(MAX_SAFE_INTEGER))
+        );
         for bad in [-1.0, 1.5, f64::NAN, f64::INFINITY, 9007199254740992.0] {
-            assert_eq!(VectorId::from_f64(bad).unwrap_err().code().as_str(), "HV_INVALID_ARGUMENT");
+            assert_eq!(
+                VectorId::from_f64(bad).unwrap_err().code().as_str(),
+                "HV_INVALID_ARGUMENT"
+            );
         }
         assert!(VectorId::from_u64(MAX_SAFE_INTEGER + 1).is_err());
     }
@@ -153,7 +159,10 @@ mod tests {
     #[test]
     fn packed_ids_split_on_utf16_lengths() {
         let ids = split_utf16("ab\u{1F600}éz", &[2, 0, 2, 1, 1]).unwrap();
-        let want: Vec<VectorId> = ["ab", "", "\u{1F600}", "é", "z"].into_iter().map(VectorId::from).collect();
+        let want: Vec<VectorId> = ["ab", "", "\u{1F600}", "é", "z"]
+            .into_iter()
+            .map(VectorId::from)
+            .collect();
         assert_eq!(ids, want);
         assert!(split_utf16("abc", &[1, 1]).is_err());
         assert!(split_utf16("\u{1F600}", &[1]).is_err());

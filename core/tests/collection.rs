@@ -40,23 +40,33 @@ fn exact_search_matches_brute_force_for_every_metric() {
             let n = 600;
             let data = random(n, dim, SEED + dim as u64);
             let mut col = Collection::new(dim, metric).unwrap();
-            col.add((0..n as u64).map(VectorId::Int).collect(), &data, None).unwrap();
+            col.add((0..n as u64).map(VectorId::Int).collect(), &data, None)
+                .unwrap();
             let nq = 37;
             let queries = random(nq, dim, SEED ^ 0xabc);
             let opts = SearchOptions::new(10).unwrap();
             let batch = col.search_batch(&queries, &opts).unwrap();
             for (j, q) in queries.chunks_exact(dim).enumerate() {
-                let mut want: Vec<(f64, u64)> =
-                    data.chunks_exact(dim).enumerate().map(|(i, x)| (reference(metric, q, x), i as u64)).collect();
+                let mut want: Vec<(f64, u64)> = data
+                    .chunks_exact(dim)
+                    .enumerate()
+                    .map(|(i, x)| (reference(metric, q, x), i as u64))
+                    .collect();
                 want.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
                 let got = col.search(q, &opts).unwrap();
                 for (h, w) in got.iter().zip(&want) {
                     // f32 vs f64 rounding may swap near-equal neighbours; compare distances.
-                    assert!((h.distance as f64 - w.0).abs() <= 1e-4 * (1.0 + w.0.abs()), "seed {SEED} {metric} dim {dim} q {j}");
+                    assert!(
+                        (h.distance as f64 - w.0).abs() <= 1e-4 * (1.0 + w.0.abs()),
+                        "seed {SEED} {metric} dim {dim} q {j}"
+                    );
                 }
                 let ids: Vec<_> = got.iter().map(|h| h.id.clone()).collect();
                 let bids: Vec<_> = batch[j].iter().map(|h| h.id.clone()).collect();
-                assert_eq!(ids, bids, "batch and single differ: {metric} dim {dim} q {j}");
+                assert_eq!(
+                    ids, bids,
+                    "batch and single differ: {metric} dim {dim} q {j}"
+                );
             }
         }
     }
@@ -68,27 +78,68 @@ fn ties_follow_insertion_order_after_deletes_and_upserts() {
     let ids: Vec<VectorId> = (0..10u64).rev().map(VectorId::Int).collect();
     col.add(ids.clone(), &[1.0; 20], None).unwrap();
     let opts = SearchOptions::new(10).unwrap();
-    let got: Vec<_> = col.search(&[0.0, 0.0], &opts).unwrap().into_iter().map(|h| h.id).collect();
+    let got: Vec<_> = col
+        .search(&[0.0, 0.0], &opts)
+        .unwrap()
+        .into_iter()
+        .map(|h| h.id)
+        .collect();
     assert_eq!(got, ids);
-    assert_eq!(col.delete(&[VectorId::Int(9), VectorId::Int(4), VectorId::Int(4)]), 2);
-    col.upsert(vec![VectorId::Int(8)], &[1.0, 1.0], Some(vec![Some("{\"a\":1}".into())])).unwrap();
-    let got: Vec<_> = col.search(&[0.0, 0.0], &opts).unwrap().into_iter().map(|h| h.id).collect();
-    let want: Vec<_> = [8u64, 7, 6, 5, 3, 2, 1, 0].into_iter().map(VectorId::Int).collect();
+    assert_eq!(
+        col.delete(&[VectorId::Int(9), VectorId::Int(4), VectorId::Int(4)]),
+        2
+    );
+    col.upsert(
+        vec![VectorId::Int(8)],
+        &[1.0, 1.0],
+        Some(vec![Some("{\"a\":1}".into())]),
+    )
+    .unwrap();
+    let got: Vec<_> = col
+        .search(&[0.0, 0.0], &opts)
+        .unwrap()
+        .into_iter()
+        .map(|h| h.id)
+        .collect();
+    let want: Vec<_> = [8u64, 7, 6, 5, 3, 2, 1, 0]
+        .into_iter()
+        .map(VectorId::Int)
+        .collect();
     assert_eq!(got, want);
-    assert_eq!(col.get(&VectorId::Int(8)).unwrap().unwrap().1.as_deref(), Some("{\"a\":1}"));
+    assert_eq!(
+        col.get(&VectorId::Int(8)).unwrap().unwrap().1.as_deref(),
+        Some("{\"a\":1}")
+    );
 }
 
 #[test]
 fn failed_batches_change_nothing() {
     let mut col = Collection::new(3, Metric::Cosine).unwrap();
-    col.add(vec!["keep".into()], &[1.0, 2.0, 3.0], None).unwrap();
+    col.add(vec!["keep".into()], &[1.0, 2.0, 3.0], None)
+        .unwrap();
     let cases: Vec<(Vec<VectorId>, Vec<f32>, &str)> = vec![
-        (vec!["a".into(), "keep".into()], vec![1.0; 6], "HV_DUPLICATE_ID"),
-        (vec!["a".into(), "a".into()], vec![1.0; 6], "HV_DUPLICATE_ID"),
-        (vec!["a".into(), "b".into()], vec![1.0, 1.0, 1.0, f32::NAN, 1.0, 1.0], "HV_INVALID_VECTOR"),
+        (
+            vec!["a".into(), "keep".into()],
+            vec![1.0; 6],
+            "HV_DUPLICATE_ID",
+        ),
+        (
+            vec!["a".into(), "a".into()],
+            vec![1.0; 6],
+            "HV_DUPLICATE_ID",
+        ),
+        (
+            vec!["a".into(), "b".into()],
+            vec![1.0, 1.0, 1.0, f32::NAN, 1.0, 1.0],
+            "HV_INVALID_VECTOR",
+        ),
         (vec!["a".into()], vec![0.0; 3], "HV_INVALID_VECTOR"),
         (vec!["a".into()], vec![1.0; 4], "HV_DIM_MISMATCH"),
-        (vec!["a".into(), "b".into()], vec![1.0; 3], "HV_INVALID_ARGUMENT"),
+        (
+            vec!["a".into(), "b".into()],
+            vec![1.0; 3],
+            "HV_INVALID_ARGUMENT",
+        ),
         (vec![], vec![], "HV_INVALID_ARGUMENT"),
     ];
     for (ids, v, code) in cases {
@@ -97,9 +148,18 @@ fn failed_batches_change_nothing() {
         assert_eq!(col.len(), 1);
         assert!(!col.contains(&"a".into()));
     }
-    let e = col.add(vec!["m".into()], &[1.0; 3], Some(vec![Some("{not json".into())])).unwrap_err();
+    let e = col
+        .add(
+            vec!["m".into()],
+            &[1.0; 3],
+            Some(vec![Some("{not json".into())]),
+        )
+        .unwrap_err();
     assert_eq!(e.code().as_str(), "HV_INVALID_ARGUMENT");
-    assert_eq!(col.get(&"keep".into()).unwrap().unwrap().0, &[1.0, 2.0, 3.0]);
+    assert_eq!(
+        col.get(&"keep".into()).unwrap().unwrap().0,
+        &[1.0, 2.0, 3.0]
+    );
 }
 
 #[test]
@@ -107,15 +167,43 @@ fn search_argument_errors() {
     let mut col = Collection::new(2, Metric::L2).unwrap();
     col.add(vec![VectorId::Int(1)], &[0.0, 1.0], None).unwrap();
     for k in [0.0, -1.0, 0.5, f64::NAN, f64::INFINITY] {
-        assert_eq!(SearchOptions::from_f64(k).unwrap_err().code().as_str(), "HV_INVALID_ARGUMENT");
+        assert_eq!(
+            SearchOptions::from_f64(k).unwrap_err().code().as_str(),
+            "HV_INVALID_ARGUMENT"
+        );
     }
     let opts = SearchOptions::from_f64(1e12).unwrap();
     assert_eq!(col.search(&[0.0, 0.0], &opts).unwrap().len(), 1);
-    assert_eq!(col.search(&[0.0], &opts).unwrap_err().code().as_str(), "HV_DIM_MISMATCH");
-    assert_eq!(col.search(&[f32::INFINITY, 0.0], &opts).unwrap_err().code().as_str(), "HV_INVALID_VECTOR");
-    assert_eq!(col.search_batch(&[], &opts).unwrap_err().code().as_str(), "HV_INVALID_ARGUMENT");
-    assert_eq!(col.search_batch(&[0.0, 0.0, 1.0], &opts).unwrap_err().code().as_str(), "HV_DIM_MISMATCH");
-    assert_eq!(Collection::new(0, Metric::L2).err().unwrap().code().as_str(), "HV_INVALID_ARGUMENT");
+    assert_eq!(
+        col.search(&[0.0], &opts).unwrap_err().code().as_str(),
+        "HV_DIM_MISMATCH"
+    );
+    assert_eq!(
+        col.search(&[f32::INFINITY, 0.0], &opts)
+            .unwrap_err()
+            .code()
+            .as_str(),
+        "HV_INVALID_VECTOR"
+    );
+    assert_eq!(
+        col.search_batch(&[], &opts).unwrap_err().code().as_str(),
+        "HV_INVALID_ARGUMENT"
+    );
+    assert_eq!(
+        col.search_batch(&[0.0, 0.0, 1.0], &opts)
+            .unwrap_err()
+            .code()
+            .as_str(),
+        "HV_DIM_MISMATCH"
+    );
+    assert_eq!(
+        Collection::new(0, Metric::L2)
+            .err()
+            .unwrap()
+            .code()
+            .as_str(),
+        "HV_INVALID_ARGUMENT"
+    );
     let empty = Collection::new(2, Metric::L2).unwrap();
     assert!(empty.search(&[0.0, 0.0], &opts).unwrap().is_empty());
 }

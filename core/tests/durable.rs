@@ -30,7 +30,10 @@ fn put(kind: WriteKind, ids: &[u64], base: f32) -> WriteRequest {
     WriteRequest::Put {
         kind,
         ids: ids.iter().map(|&i| VectorId::Int(i)).collect(),
-        vectors: ids.iter().flat_map(|&i| [i as f32 + base, 0.0, 1.0]).collect(),
+        vectors: ids
+            .iter()
+            .flat_map(|&i| [i as f32 + base, 0.0, 1.0])
+            .collect(),
         metadata: Some(ids.iter().map(|i| Some(format!("{{\"i\":{i}}}"))).collect()),
     }
 }
@@ -42,7 +45,16 @@ fn writes_survive_reopen_with_sequences_and_metadata() {
         let d = open(&dir);
         assert_eq!(write(&d, put(WriteKind::Add, &[1, 2, 3], 0.0)).unwrap(), 3);
         assert_eq!(write(&d, put(WriteKind::Upsert, &[2], 10.0)).unwrap(), 1);
-        assert_eq!(write(&d, WriteRequest::Delete { ids: vec![VectorId::Int(3), VectorId::Int(99)] }).unwrap(), 1);
+        assert_eq!(
+            write(
+                &d,
+                WriteRequest::Delete {
+                    ids: vec![VectorId::Int(3), VectorId::Int(99)]
+                }
+            )
+            .unwrap(),
+            1
+        );
         // a failing request changes nothing, in memory or on disk
         let e = write(&d, put(WriteKind::Add, &[4, 1], 0.0)).unwrap_err();
         assert_eq!(e.code(), ErrorCode::DuplicateId);
@@ -58,7 +70,9 @@ fn writes_survive_reopen_with_sequences_and_metadata() {
     assert_eq!(m.as_deref(), Some("{\"i\":2}"));
     // the upserted record keeps its original sequence (tie-break rank)
     assert!(c.seq_of(&VectorId::Int(1)).unwrap() < c.seq_of(&VectorId::Int(2)).unwrap());
-    let hits = c.search(&[1.0, 0.0, 1.0], &SearchOptions::new(2).unwrap()).unwrap();
+    let hits = c
+        .search(&[1.0, 0.0, 1.0], &SearchOptions::new(2).unwrap())
+        .unwrap();
     assert_eq!(hits[0].id, VectorId::Int(1));
     drop(g);
     d.close();
@@ -75,7 +89,10 @@ fn concurrent_writers_share_commits_and_all_land() {
     let guard = d.shared().write().unwrap();
     for i in 0..200u64 {
         let tx = tx.clone();
-        d.submit(put(WriteKind::Add, &[i], 0.0), Box::new(move |r| tx.send(r).unwrap()));
+        d.submit(
+            put(WriteKind::Add, &[i], 0.0),
+            Box::new(move |r| tx.send(r).unwrap()),
+        );
     }
     std::thread::sleep(std::time::Duration::from_millis(50));
     drop(guard);
@@ -83,7 +100,11 @@ fn concurrent_writers_share_commits_and_all_land() {
     let results: Vec<_> = rx.iter().collect();
     assert_eq!(results.len(), 200);
     assert!(results.iter().all(|r| r.as_ref().is_ok_and(|&n| n == 1)));
-    assert!(d.commits() <= 3, "200 queued writes took {} commits", d.commits());
+    assert!(
+        d.commits() <= 3,
+        "200 queued writes took {} commits",
+        d.commits()
+    );
     d.close();
     let d = open(&dir);
     assert_eq!(d.shared().read().unwrap().as_ref().unwrap().len(), 200);
@@ -96,11 +117,24 @@ fn one_writer_per_directory_and_read_only_views() {
     let dir = tmp("lock");
     let d = open(&dir);
     write(&d, put(WriteKind::Add, &[1], 0.0)).unwrap();
-    let e = SqliteStore::open(&dir, None, None, Durability::Full, false).err().unwrap();
+    let e = SqliteStore::open(&dir, None, None, Durability::Full, false)
+        .err()
+        .unwrap();
     assert_eq!(e.code(), ErrorCode::Locked);
-    let ro = DurableCollection::open(SqliteStore::open(&dir, None, None, Durability::Full, true).unwrap(), true, Some(dir.clone()), Default::default()).unwrap();
+    let ro = DurableCollection::open(
+        SqliteStore::open(&dir, None, None, Durability::Full, true).unwrap(),
+        true,
+        Some(dir.clone()),
+        Default::default(),
+    )
+    .unwrap();
     assert_eq!(ro.shared().read().unwrap().as_ref().unwrap().len(), 1);
-    assert_eq!(write(&ro, put(WriteKind::Add, &[2], 0.0)).unwrap_err().code(), ErrorCode::ReadOnly);
+    assert_eq!(
+        write(&ro, put(WriteKind::Add, &[2], 0.0))
+            .unwrap_err()
+            .code(),
+        ErrorCode::ReadOnly
+    );
     d.close();
     // the lock is released by close
     let d2 = open(&dir);
@@ -113,9 +147,13 @@ fn bad_files_and_options_give_stable_codes() {
     let dir = tmp("bad");
     // options that differ from the stored ones
     open(&dir).close();
-    let e = SqliteStore::open(&dir, Some(4), None, Durability::Full, false).err().unwrap();
+    let e = SqliteStore::open(&dir, Some(4), None, Durability::Full, false)
+        .err()
+        .unwrap();
     assert_eq!(e.code(), ErrorCode::InvalidArgument);
-    let e = SqliteStore::open(&dir, None, Some(Metric::Cosine), Durability::Full, false).err().unwrap();
+    let e = SqliteStore::open(&dir, None, Some(Metric::Cosine), Durability::Full, false)
+        .err()
+        .unwrap();
     assert_eq!(e.code(), ErrorCode::InvalidArgument);
     // a flipped bit inside a stored vector fails the record's checksum
     {
@@ -123,31 +161,57 @@ fn bad_files_and_options_give_stable_codes() {
         write(&d, put(WriteKind::Add, &[1], 0.0)).unwrap();
         d.close();
         let c = rusqlite::Connection::open(dir.join(DB_FILE)).unwrap();
-        let mut v: Vec<u8> = c.query_row("SELECT vector FROM records", [], |r| r.get(0)).unwrap();
+        let mut v: Vec<u8> = c
+            .query_row("SELECT vector FROM records", [], |r| r.get(0))
+            .unwrap();
         v[1] ^= 0x01;
         c.execute("UPDATE records SET vector = ?1", [v]).unwrap();
     }
     let s = SqliteStore::open(&dir, None, None, Durability::Full, false).unwrap();
-    let e = DurableCollection::open(s, false, Some(dir.clone()), Default::default()).err().unwrap();
+    let e = DurableCollection::open(s, false, Some(dir.clone()), Default::default())
+        .err()
+        .unwrap();
     assert_eq!(e.code(), ErrorCode::Corrupt, "{e}");
     // another format version
     {
         let c = rusqlite::Connection::open(dir.join(DB_FILE)).unwrap();
-        c.execute("UPDATE meta SET value = '99' WHERE key = 'format_version'", []).unwrap();
+        c.execute(
+            "UPDATE meta SET value = '99' WHERE key = 'format_version'",
+            [],
+        )
+        .unwrap();
     }
-    let e = SqliteStore::open(&dir, None, None, Durability::Full, false).err().unwrap();
+    let e = SqliteStore::open(&dir, None, None, Durability::Full, false)
+        .err()
+        .unwrap();
     assert_eq!(e.code(), ErrorCode::Version);
     // a foreign file
-    std::fs::write(dir.join(DB_FILE), b"this is not a database at all, just text, long enough to look like a header.....").unwrap();
+    std::fs::write(
+        dir.join(DB_FILE),
+        b"this is not a database at all, just text, long enough to look like a header.....",
+    )
+    .unwrap();
     let _ = std::fs::remove_file(dir.join(format!("{DB_FILE}-wal")));
     let _ = std::fs::remove_file(dir.join(format!("{DB_FILE}-shm")));
-    let e = SqliteStore::open(&dir, None, None, Durability::Full, false).err().unwrap();
+    let e = SqliteStore::open(&dir, None, None, Durability::Full, false)
+        .err()
+        .unwrap();
     assert_eq!(e.code(), ErrorCode::Corrupt, "{e}");
     // no collection and no dim
-    let e = SqliteStore::open(&tmp("none"), None, None, Durability::Full, false).err().unwrap();
+    let e = SqliteStore::open(&tmp("none"), None, None, Durability::Full, false)
+        .err()
+        .unwrap();
     assert_eq!(e.code(), ErrorCode::InvalidArgument);
     // a path under a regular file cannot be created
-    let e = SqliteStore::open(&dir.join(DB_FILE).join("sub"), Some(3), None, Durability::Full, false).err().unwrap();
+    let e = SqliteStore::open(
+        &dir.join(DB_FILE).join("sub"),
+        Some(3),
+        None,
+        Durability::Full,
+        false,
+    )
+    .err()
+    .unwrap();
     assert_eq!(e.code(), ErrorCode::Io);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use horosvec_core::durable::{DurableCollection, Reply, SegmentConfig, WriteRequest};
 use horosvec_core::store::{Durability, SqliteStore, DB_FILE};
-use horosvec_core::{Collection, ErrorCode, IndexParams, Metric, SearchOptions, VectorId, WriteKind};
+use horosvec_core::{
+    Collection, ErrorCode, IndexParams, Metric, SearchOptions, VectorId, WriteKind,
+};
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("horosvec-regress-{name}-{}", std::process::id()));
@@ -36,23 +38,46 @@ fn wait(f: impl FnOnce(Reply)) -> horosvec_core::Result<usize> {
     rx.recv().unwrap()
 }
 
-fn put(d: &DurableCollection, kind: WriteKind, ids: std::ops::Range<u64>, dim: usize, base: f32) -> horosvec_core::Result<usize> {
-    let vectors: Vec<f32> = ids.clone().flat_map(|i| (0..dim).map(move |j| ((i * 7 + j as u64) % 13) as f32 + base)).collect();
-    let req = WriteRequest::Put { kind, ids: ids.map(VectorId::Int).collect(), vectors, metadata: None };
+fn put(
+    d: &DurableCollection,
+    kind: WriteKind,
+    ids: std::ops::Range<u64>,
+    dim: usize,
+    base: f32,
+) -> horosvec_core::Result<usize> {
+    let vectors: Vec<f32> = ids
+        .clone()
+        .flat_map(|i| (0..dim).map(move |j| ((i * 7 + j as u64) % 13) as f32 + base))
+        .collect();
+    let req = WriteRequest::Put {
+        kind,
+        ids: ids.map(VectorId::Int).collect(),
+        vectors,
+        metadata: None,
+    };
     wait(|r| d.submit(req, r))
 }
 
 fn size(d: &DurableCollection) -> usize {
-    d.shared().read().unwrap().as_ref().map_or(0, Collection::len)
+    d.shared()
+        .read()
+        .unwrap()
+        .as_ref()
+        .map_or(0, Collection::len)
 }
 
 /// Bytes of the database and its write-ahead log.
 fn store_bytes(dir: &Path) -> u64 {
-    std::fs::metadata(dir.join(DB_FILE)).unwrap().len() + std::fs::metadata(dir.join(format!("{DB_FILE}-wal"))).map_or(0, |m| m.len())
+    std::fs::metadata(dir.join(DB_FILE)).unwrap().len()
+        + std::fs::metadata(dir.join(format!("{DB_FILE}-wal"))).map_or(0, |m| m.len())
 }
 
 fn segment_files(dir: &Path) -> usize {
-    std::fs::read_dir(dir).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().starts_with("seg-")).count()
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("seg-"))
+        .count()
 }
 
 /// Item 1: An empty (0-byte) `collection.db` beside sealed segments: `HV_CORRUPT`, no file removed.
@@ -71,11 +96,21 @@ fn an_empty_database_beside_segments_is_corrupt_and_removes_nothing() {
     }
     std::fs::File::create(dir.join(DB_FILE)).unwrap(); // truncate to 0 bytes
     for opts in [(Some(4), Some(Metric::L2)), (None, None)] {
-        let e = SqliteStore::open(&dir, opts.0, opts.1, Durability::Normal, false).err().expect("must be refused");
+        let e = SqliteStore::open(&dir, opts.0, opts.1, Durability::Normal, false)
+            .err()
+            .expect("must be refused");
         assert_eq!(e.code(), ErrorCode::Corrupt, "{e}");
     }
-    assert_eq!(segment_files(&dir), before, "no segment file may be removed");
-    assert_eq!(std::fs::metadata(dir.join(DB_FILE)).unwrap().len(), 0, "the database file is left as it was");
+    assert_eq!(
+        segment_files(&dir),
+        before,
+        "no segment file may be removed"
+    );
+    assert_eq!(
+        std::fs::metadata(dir.join(DB_FILE)).unwrap().len(),
+        0,
+        "the database file is left as it was"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -95,9 +130,15 @@ fn dropped_tables_are_corrupt_and_keep_the_segments() {
         let c = rusqlite::Connection::open(dir.join(DB_FILE)).unwrap();
         c.execute_batch(&format!("DROP TABLE {table};")).unwrap();
         drop(c);
-        let e = open(&dir, 4, SegmentConfig::default()).err().expect("must be refused");
+        let e = open(&dir, 4, SegmentConfig::default())
+            .err()
+            .expect("must be refused");
         assert_eq!(e.code(), ErrorCode::Corrupt, "{table}: {e}");
-        assert_eq!(segment_files(&dir), before, "{table}: no segment file may be removed");
+        assert_eq!(
+            segment_files(&dir),
+            before,
+            "{table}: no segment file may be removed"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
@@ -114,7 +155,9 @@ fn a_null_in_the_manifest_is_corrupt() {
     let c = rusqlite::Connection::open(dir.join(DB_FILE)).unwrap();
     c.execute_batch("PRAGMA ignore_check_constraints = ON; CREATE TABLE s2 AS SELECT generation, NULL AS rows FROM segments; DROP TABLE segments; ALTER TABLE s2 RENAME TO segments;").unwrap();
     drop(c);
-    let e = open(&dir, 4, SegmentConfig::default()).err().expect("must be refused");
+    let e = open(&dir, 4, SegmentConfig::default())
+        .err()
+        .expect("must be refused");
     assert_eq!(e.code(), ErrorCode::Corrupt, "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -127,15 +170,30 @@ fn huge_k_and_ef_return_every_record() {
         let dim = 8;
         let mut col = Collection::new(dim, Metric::L2).unwrap();
         let ids: Vec<VectorId> = (0..n as u64).map(VectorId::Int).collect();
-        let v: Vec<f32> = (0..n * dim).map(|i| ((i as u64).wrapping_mul(2_654_435_761) % 1_000) as f32 / 1e3).collect();
+        let v: Vec<f32> = (0..n * dim)
+            .map(|i| ((i as u64).wrapping_mul(2_654_435_761) % 1_000) as f32 / 1e3)
+            .collect();
         col.add(ids, &v, None).unwrap();
-        let (ix, ver) = col.build_index(IndexParams::default(), &|_, _| {}, &AtomicBool::new(false)).unwrap();
+        let (ix, ver) = col
+            .build_index(IndexParams::default(), &|_, _| {}, &AtomicBool::new(false))
+            .unwrap();
         col.install_index(ix, ver).unwrap();
-        for (k, ef) in [(2f64.powi(32), None), (9_007_199_254_740_991.0, None), (5.0, Some(1e9)), (2f64.powi(32), Some(1e15))] {
-            let o = SearchOptions::from_f64(k).unwrap().with_graph_f64(ef, None).unwrap();
+        for (k, ef) in [
+            (2f64.powi(32), None),
+            (9_007_199_254_740_991.0, None),
+            (5.0, Some(1e9)),
+            (2f64.powi(32), Some(1e15)),
+        ] {
+            let o = SearchOptions::from_f64(k)
+                .unwrap()
+                .with_graph_f64(ef, None)
+                .unwrap();
             let hits = col.search(&v[..dim], &o).unwrap();
             assert_eq!(hits.len(), n.min(k as usize), "n {n} k {k} ef {ef:?}");
-            assert_eq!(col.search_batch(&v[..2 * dim], &o).unwrap()[1].len(), n.min(k as usize));
+            assert_eq!(
+                col.search_batch(&v[..2 * dim], &o).unwrap()[1].len(),
+                n.min(k as usize)
+            );
         }
     }
 }
@@ -146,7 +204,17 @@ fn huge_k_and_ef_return_every_record() {
 fn read_only_views_during_seals_and_compactions_are_consistent() {
     let dir = tmp("torn");
     let dim = 4;
-    let d = Arc::new(open(&dir, dim, SegmentConfig { max_mutable_records: 1_000_000, ..SegmentConfig::default() }).unwrap());
+    let d = Arc::new(
+        open(
+            &dir,
+            dim,
+            SegmentConfig {
+                max_mutable_records: 1_000_000,
+                ..SegmentConfig::default()
+            },
+        )
+        .unwrap(),
+    );
     const N: u64 = 600;
     put(&d, WriteKind::Add, 0..N, dim, 0.0).unwrap();
     wait(|r| d.seal(r)).unwrap();
@@ -185,9 +253,20 @@ fn read_only_views_during_seals_and_compactions_are_consistent() {
     }
     stop.store(true, Ordering::Relaxed);
     let writes = writer.join().unwrap();
-    assert!(writes > 40 && opens > 50, "{writes} writes, {opens} opens: too few to exercise the race");
-    eprintln!("read-only views: {opens} opens during {writes} writer steps, {} torn", bad.len());
-    assert!(bad.is_empty(), "{} of {opens} views were torn: {:?}", bad.len(), &bad[..bad.len().min(5)]);
+    assert!(
+        writes > 40 && opens > 50,
+        "{writes} writes, {opens} opens: too few to exercise the race"
+    );
+    eprintln!(
+        "read-only views: {opens} opens during {writes} writer steps, {} torn",
+        bad.len()
+    );
+    assert!(
+        bad.is_empty(),
+        "{} of {opens} views were torn: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(5)]
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -198,8 +277,11 @@ fn a_snapshot_with_a_forged_l_is_corrupt() {
     let dim = 4;
     let mut col = Collection::new(dim, Metric::L2).unwrap();
     let v: Vec<f32> = (0..300 * dim).map(|i| ((i * 13) % 29) as f32).collect();
-    col.add((0..300).map(VectorId::Int).collect(), &v, None).unwrap();
-    let (ix, ver) = col.build_index(IndexParams::default(), &|_, _| {}, &AtomicBool::new(false)).unwrap();
+    col.add((0..300).map(VectorId::Int).collect(), &v, None)
+        .unwrap();
+    let (ix, ver) = col
+        .build_index(IndexParams::default(), &|_, _| {}, &AtomicBool::new(false))
+        .unwrap();
     col.install_index(ix, ver).unwrap();
     let bytes = col.to_bytes().unwrap();
     let l = IndexParams::default().l as u32;
@@ -215,7 +297,9 @@ fn a_snapshot_with_a_forged_l_is_corrupt() {
         let n = b.len();
         let crc = crc32fast::hash(&b[..n - 4]);
         b[n - 4..].copy_from_slice(&crc.to_le_bytes());
-        let e = Collection::from_bytes(&b).err().expect("forged L must be refused");
+        let e = Collection::from_bytes(&b)
+            .err()
+            .expect("forged L must be refused");
         assert_eq!(e.code(), ErrorCode::Corrupt, "L = {forged}: {e}");
     }
 }
@@ -231,9 +315,21 @@ fn cosine_of_huge_vectors_is_exact() {
     mixed[1] = -3e38;
     let q: Vec<f32> = (0..dim).map(|i| 1.0 + i as f32).collect();
     let exact = |a: &[f32], b: &[f32]| {
-        let dot: f64 = a.iter().zip(b).map(|(&x, &y)| f64::from(x) * f64::from(y)).sum();
-        let na: f64 = a.iter().map(|&x| f64::from(x) * f64::from(x)).sum::<f64>().sqrt();
-        let nb: f64 = b.iter().map(|&x| f64::from(x) * f64::from(x)).sum::<f64>().sqrt();
+        let dot: f64 = a
+            .iter()
+            .zip(b)
+            .map(|(&x, &y)| f64::from(x) * f64::from(y))
+            .sum();
+        let na: f64 = a
+            .iter()
+            .map(|&x| f64::from(x) * f64::from(x))
+            .sum::<f64>()
+            .sqrt();
+        let nb: f64 = b
+            .iter()
+            .map(|&x| f64::from(x) * f64::from(x))
+            .sum::<f64>()
+            .sqrt();
         (1.0 - dot / (na * nb)) as f32
     };
     let check = |hits: &[horosvec_core::SearchHit]| {
@@ -244,24 +340,53 @@ fn cosine_of_huge_vectors_is_exact() {
                 VectorId::Int(2) => 0.0,
                 _ => unreachable!(),
             };
-            assert!((h.distance - want).abs() < 1e-5, "{}: {} vs {want}", h.id, h.distance);
+            assert!(
+                (h.distance - want).abs() < 1e-5,
+                "{}: {} vs {want}",
+                h.id,
+                h.distance
+            );
         }
         assert_eq!(hits[0].id, VectorId::Int(2), "the exact match comes first");
     };
     let rows: Vec<f32> = [huge.clone(), mixed.clone(), q.clone()].concat();
     let mut col = Collection::new(dim, Metric::Cosine).unwrap();
-    col.add((0..3).map(VectorId::Int).collect(), &rows, None).unwrap();
+    col.add((0..3).map(VectorId::Int).collect(), &rows, None)
+        .unwrap();
     let o = SearchOptions::new(3).unwrap();
     check(&col.search(&q, &o).unwrap());
-    check(&col.search_batch(&[q.clone(), q.clone()].concat(), &o).unwrap()[1]);
+    check(
+        &col.search_batch(&[q.clone(), q.clone()].concat(), &o)
+            .unwrap()[1],
+    );
     // sealed
     let dir = tmp("cosine-huge");
-    let s = SqliteStore::open(&dir, Some(dim), Some(Metric::Cosine), Durability::Normal, false).unwrap();
+    let s = SqliteStore::open(
+        &dir,
+        Some(dim),
+        Some(Metric::Cosine),
+        Durability::Normal,
+        false,
+    )
+    .unwrap();
     let d = DurableCollection::open(s, false, Some(dir.clone()), SegmentConfig::default()).unwrap();
-    let req = WriteRequest::Put { kind: WriteKind::Add, ids: (0..3).map(VectorId::Int).collect(), vectors: rows, metadata: None };
+    let req = WriteRequest::Put {
+        kind: WriteKind::Add,
+        ids: (0..3).map(VectorId::Int).collect(),
+        vectors: rows,
+        metadata: None,
+    };
     wait(|r| d.submit(req, r)).unwrap();
     wait(|r| d.seal(r)).unwrap();
-    check(&d.shared().read().unwrap().as_ref().unwrap().search(&q, &o).unwrap());
+    check(
+        &d.shared()
+            .read()
+            .unwrap()
+            .as_ref()
+            .unwrap()
+            .search(&q, &o)
+            .unwrap(),
+    );
     d.close();
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -272,7 +397,10 @@ fn cosine_of_huge_vectors_is_exact() {
 fn sustained_writes_are_bounded_and_space_comes_back() {
     let dir = tmp("bounded");
     let dim = 32;
-    let cfg = SegmentConfig { max_mutable_records: 2_000, ..SegmentConfig::default() };
+    let cfg = SegmentConfig {
+        max_mutable_records: 2_000,
+        ..SegmentConfig::default()
+    };
     let bound = cfg.mutable_bound();
     let d = Arc::new(open(&dir, dim, cfg).unwrap());
     let stop = Arc::new(AtomicBool::new(false));
@@ -281,7 +409,13 @@ fn sustained_writes_are_bounded_and_space_comes_back() {
         std::thread::spawn(move || {
             let mut peak = 0;
             while !stop.load(Ordering::Relaxed) {
-                peak = peak.max(d.shared().read().unwrap().as_ref().map_or(0, Collection::mutable_len));
+                peak = peak.max(
+                    d.shared()
+                        .read()
+                        .unwrap()
+                        .as_ref()
+                        .map_or(0, Collection::mutable_len),
+                );
                 std::thread::sleep(Duration::from_micros(200));
             }
             peak
@@ -298,9 +432,17 @@ fn sustained_writes_are_bounded_and_space_comes_back() {
                 while from < (w + 1) * (total / 8) {
                     let (tx, rx) = channel();
                     let ids = from..from + 100;
-                    let vectors: Vec<f32> = ids.clone().flat_map(|i| (0..dim).map(move |j| ((i + j as u64) % 97) as f32)).collect();
+                    let vectors: Vec<f32> = ids
+                        .clone()
+                        .flat_map(|i| (0..dim).map(move |j| ((i + j as u64) % 97) as f32))
+                        .collect();
                     d.submit(
-                        WriteRequest::Put { kind: WriteKind::Add, ids: ids.map(VectorId::Int).collect(), vectors, metadata: None },
+                        WriteRequest::Put {
+                            kind: WriteKind::Add,
+                            ids: ids.map(VectorId::Int).collect(),
+                            vectors,
+                            metadata: None,
+                        },
                         Box::new(move |r| {
                             let _ = tx.send(r);
                         }),
@@ -324,7 +466,10 @@ fn sustained_writes_are_bounded_and_space_comes_back() {
     let peak = peak.join().unwrap();
     assert_eq!(size(&d), total as usize, "every write landed");
     eprintln!("sustained writes: mutable segment peaked at {peak} records (bound {bound})");
-    assert!(peak <= bound + 100, "mutable segment peaked at {peak}, bound {bound}");
+    assert!(
+        peak <= bound + 100,
+        "mutable segment peaked at {peak}, bound {bound}"
+    );
     // the WAL after a seal is truncated
     wait(|r| d.seal(r)).unwrap();
     let wal = std::fs::metadata(dir.join(format!("{DB_FILE}-wal"))).map_or(0, |m| m.len());
@@ -339,7 +484,15 @@ fn sustained_writes_are_bounded_and_space_comes_back() {
 fn deleting_every_record_gives_the_space_back() {
     let dir = tmp("emptied");
     let dim = 64;
-    let d = open(&dir, dim, SegmentConfig { max_mutable_records: 1_000_000, ..SegmentConfig::default() }).unwrap();
+    let d = open(
+        &dir,
+        dim,
+        SegmentConfig {
+            max_mutable_records: 1_000_000,
+            ..SegmentConfig::default()
+        },
+    )
+    .unwrap();
     let n = 20_000u64;
     for from in (0..n).step_by(2_000) {
         put(&d, WriteKind::Add, from..from + 2_000, dim, 0.0).unwrap();
@@ -348,13 +501,18 @@ fn deleting_every_record_gives_the_space_back() {
     assert!(big > 4 << 20, "{big} bytes");
     let ids: Vec<VectorId> = (0..n).map(VectorId::Int).collect();
     for chunk in ids.chunks(1_000) {
-        let req = WriteRequest::Delete { ids: chunk.to_vec() };
+        let req = WriteRequest::Delete {
+            ids: chunk.to_vec(),
+        };
         wait(|r| d.submit(req, r)).unwrap();
     }
     assert_eq!(size(&d), 0);
     let small = store_bytes(&dir);
     eprintln!("emptied collection: database + WAL {big} -> {small} bytes");
-    assert!(small * 4 < big, "database and WAL kept {small} of {big} bytes after every record was deleted");
+    assert!(
+        small * 4 < big,
+        "database and WAL kept {small} of {big} bytes after every record was deleted"
+    );
     d.close();
     let _ = std::fs::remove_dir_all(&dir);
 }

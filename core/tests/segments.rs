@@ -63,7 +63,13 @@ fn put(
 
 /// Writes records `ids` with seeded random vectors (recording them in `truth` if given) and
 /// returns the vectors.
-fn put_random(d: &DurableCollection, kind: WriteKind, ids: &[u64], rng: &mut ChaCha8Rng, truth: Option<&mut Truth>) -> Vec<Vec<f32>> {
+fn put_random(
+    d: &DurableCollection,
+    kind: WriteKind,
+    ids: &[u64],
+    rng: &mut ChaCha8Rng,
+    truth: Option<&mut Truth>,
+) -> Vec<Vec<f32>> {
     let vs: Vec<Vec<f32>> = ids.iter().map(|_| vec_of(rng)).collect();
     put(d, kind, ids, &vs).unwrap();
     if let Some(t) = truth {
@@ -350,7 +356,11 @@ fn orphans_are_removed_and_damaged_segments_fail_loud() {
         let hcrc = crc32fast::hash(&b[..508]);
         b[508..512].copy_from_slice(&hcrc.to_le_bytes());
         std::fs::write(&f, &b).unwrap();
-        assert_eq!(open_code(&dir, true), Some(ErrorCode::Corrupt), "section {section}");
+        assert_eq!(
+            open_code(&dir, true),
+            Some(ErrorCode::Corrupt),
+            "section {section}"
+        );
     }
     // the database lost, the segment kept: never a fresh collection that deletes the segment
     std::fs::write(&f, &good).unwrap();
@@ -428,7 +438,11 @@ fn the_mutable_segment_gets_an_interim_index_with_an_exact_tail() {
         }
         found += got.iter().filter(|i| want.contains(i)).count();
     }
-    assert!(found as f64 / 500.0 > 0.9, "recall {}", found as f64 / 500.0);
+    assert!(
+        found as f64 / 500.0 > 0.9,
+        "recall {}",
+        found as f64 / 500.0
+    );
     // every tail row is reachable: search for it exactly
     for id in [3000u64, 3299, 3001] {
         let v = truth[&id].clone();
@@ -437,7 +451,10 @@ fn the_mutable_segment_gets_an_interim_index_with_an_exact_tail() {
     // sealing drops the interim index with the rows it covered
     wait(|r| d.seal(r)).unwrap();
     let s = stats(&d);
-    assert_eq!((s.mutable_records, s.mutable_indexed, s.size), (0, 0, truth.len()));
+    assert_eq!(
+        (s.mutable_records, s.mutable_indexed, s.size),
+        (0, 0, truth.len())
+    );
     d.close();
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -451,14 +468,20 @@ fn sealing_gives_the_moved_records_pages_back() {
     put_random(&d, WriteKind::Add, &ids, &mut rng, None);
     let db = dir.join(horosvec_core::store::DB_FILE);
     let wal = dir.join(format!("{}-wal", horosvec_core::store::DB_FILE));
-    let size = || std::fs::metadata(&db).map_or(0, |m| m.len()) + std::fs::metadata(&wal).map_or(0, |m| m.len());
+    let size = || {
+        std::fs::metadata(&db).map_or(0, |m| m.len())
+            + std::fs::metadata(&wal).map_or(0, |m| m.len())
+    };
     let before = size();
     assert!(before > 4000 * DIM as u64 * 4, "{before}");
     wait(|r| d.seal(r)).unwrap();
     d.close();
     // the close checkpoints the log; the freed pages were given back
     let after = std::fs::metadata(&db).unwrap().len();
-    assert!(after < before / 4, "database {after} bytes after the seal, {before} before");
+    assert!(
+        after < before / 4,
+        "database {after} bytes after the seal, {before} before"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -476,7 +499,11 @@ fn a_mutable_segment_of_mostly_tombstones_is_compacted_and_reindexed() {
     // (the record added after the delete stays in the exactly scanned tail)
     assert_eq!(wait_indexed(&d, 2500), 2500);
     let s = stats(&d);
-    assert_eq!((s.size, s.mutable_records, s.tombstones), (2501, 2501, 0), "{s:?}");
+    assert_eq!(
+        (s.size, s.mutable_records, s.tombstones),
+        (2501, 2501, 0),
+        "{s:?}"
+    );
     let q = vs[3500].clone();
     assert_eq!(ids_of(&d, &q, 1, Some(false)), vec![3500]);
     d.close();
@@ -500,19 +527,55 @@ fn a_cold_segment_searches_the_same_before_and_after_its_warm_up() {
     let ids: Vec<VectorId> = (0..n as u64).map(VectorId::Int).collect();
     let seqs: Vec<u64> = (0..n as u64).collect();
     let metadata = vec![None; n];
-    let view = FlatView { dim: DIM, metric: Metric::L2, vectors: &vectors, inv_norms: &[], seqs: &seqs, deleted: &[], kernels: horosvec_core::kernels(), pages: None };
-    let ix = AnnIndex::build(&view, IndexParams::default(), &|_, _| {}, &AtomicBool::new(false)).unwrap();
-    let rows = SegmentRows { dim: DIM, metric: Metric::L2, ids: &ids, seqs: &seqs, vectors: &vectors, inv_norms: &[], metadata: &metadata };
+    let view = FlatView {
+        dim: DIM,
+        metric: Metric::L2,
+        vectors: &vectors,
+        inv_norms: &[],
+        seqs: &seqs,
+        deleted: &[],
+        kernels: horosvec_core::kernels(),
+        pages: None,
+    };
+    let ix = AnnIndex::build(
+        &view,
+        IndexParams::default(),
+        &|_, _| {},
+        &AtomicBool::new(false),
+    )
+    .unwrap();
+    let rows = SegmentRows {
+        dim: DIM,
+        metric: Metric::L2,
+        ids: &ids,
+        seqs: &seqs,
+        vectors: &vectors,
+        inv_norms: &[],
+        metadata: &metadata,
+    };
     write_segment_file(&dir, 7, &rows, &ix).unwrap();
 
-    assert!(!open_segment_file(&dir, 7, DIM, Metric::L2, true).unwrap().index().is_cold(), "a segment just written is not cold");
+    assert!(
+        !open_segment_file(&dir, 7, DIM, Metric::L2, true)
+            .unwrap()
+            .index()
+            .is_cold(),
+        "a segment just written is not cold"
+    );
     let seg = open_segment_file(&dir, 7, DIM, Metric::L2, false).unwrap();
-    assert!(seg.index().is_cold(), "a mapped segment is cold until warmed");
+    assert!(
+        seg.index().is_cold(),
+        "a mapped segment is cold until warmed"
+    );
     let search = |q: &[f32]| {
         let view = seg.index_view(&[], horosvec_core::kernels());
-        seg.index().search(&view, q, q, 10, AnnSearch { ef: 64, rerank: 64 }).unwrap()
+        seg.index()
+            .search(&view, q, q, 10, AnnSearch { ef: 64, rerank: 64 })
+            .unwrap()
     };
-    let queries: Vec<Vec<f32>> = (0..20).map(|_| (0..DIM).map(|_| rng.random::<f32>()).collect()).collect();
+    let queries: Vec<Vec<f32>> = (0..20)
+        .map(|_| (0..DIM).map(|_| rng.random::<f32>()).collect())
+        .collect();
     let cold: Vec<_> = queries.iter().map(|q| search(q)).collect();
     warm_up(vec![seg.clone()]);
     let t0 = std::time::Instant::now();
@@ -522,7 +585,10 @@ fn a_cold_segment_searches_the_same_before_and_after_its_warm_up() {
     }
     for (q, before) in queries.iter().zip(&cold) {
         let after = search(q);
-        assert_eq!(before.iter().map(|h| (h.row, h.dist)).collect::<Vec<_>>(), after.iter().map(|h| (h.row, h.dist)).collect::<Vec<_>>());
+        assert_eq!(
+            before.iter().map(|h| (h.row, h.dist)).collect::<Vec<_>>(),
+            after.iter().map(|h| (h.row, h.dist)).collect::<Vec<_>>()
+        );
         assert_eq!(after.len(), 10);
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -19,7 +19,11 @@ fn main() -> ExitCode {
                 }
             };
             if let Err(e) = r
-                .map(|b| b.input_path(&args[1]).typescript(true).omit_default_module_path(false))
+                .map(|b| {
+                    b.input_path(&args[1])
+                        .typescript(true)
+                        .omit_default_module_path(false)
+                })
                 .and_then(|b| b.generate(&args[2]))
             {
                 eprintln!("xtask: wasm-bindgen failed: {e:#}");
@@ -28,7 +32,9 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         _ => {
-            eprintln!("usage: cargo run -p xtask -- bindgen <input.wasm> <out-dir> [web|nodejs|bundler]");
+            eprintln!(
+                "usage: cargo run -p xtask -- bindgen <input.wasm> <out-dir> [web|nodejs|bundler]"
+            );
             ExitCode::FAILURE
         }
     }

@@ -22,7 +22,9 @@ use std::sync::Mutex;
 
 use crate::error::{Error, Result};
 use crate::flat::{FlatView, TopK};
-use crate::graph::{self, BuildError, FlatNodes, Graph, QueryDistance, SearchScratch, VamanaParams};
+use crate::graph::{
+    self, BuildError, FlatNodes, Graph, QueryDistance, SearchScratch, VamanaParams,
+};
 use crate::quant::{PreparedQuery, RabitqIndex, RabitqParams};
 use crate::types::Metric;
 
@@ -47,7 +49,14 @@ pub struct IndexParams {
 impl Default for IndexParams {
     fn default() -> Self {
         let v = VamanaParams::default();
-        IndexParams { r: v.r, l: v.l, alpha: v.alpha, passes: v.passes, bits: AUTO_BITS, seed: v.seed }
+        IndexParams {
+            r: v.r,
+            l: v.l,
+            alpha: v.alpha,
+            passes: v.passes,
+            bits: AUTO_BITS,
+            seed: v.seed,
+        }
     }
 }
 
@@ -71,7 +80,14 @@ pub const fn default_bits(dim: usize) -> u8 {
 
 impl IndexParams {
     fn vamana(&self) -> VamanaParams {
-        VamanaParams { r: self.r, l: self.l, alpha: self.alpha, passes: self.passes, seed: self.seed, ..VamanaParams::default() }
+        VamanaParams {
+            r: self.r,
+            l: self.l,
+            alpha: self.alpha,
+            passes: self.passes,
+            seed: self.seed,
+            ..VamanaParams::default()
+        }
     }
 
     /// Parameters from JS numbers; `None` keeps the default.
@@ -91,14 +107,22 @@ impl IndexParams {
         let int = |name: &str, v: Option<f64>, lo: f64, hi: f64, def: usize| -> Result<usize> {
             match v {
                 None => Ok(def),
-                Some(x) if x.is_finite() && x.fract() == 0.0 && x >= lo && x <= hi => Ok(x as usize),
-                Some(x) => Err(Error::invalid_argument(format!("{name} must be an integer in {lo}..={hi}, got {x}"))),
+                Some(x) if x.is_finite() && x.fract() == 0.0 && x >= lo && x <= hi => {
+                    Ok(x as usize)
+                }
+                Some(x) => Err(Error::invalid_argument(format!(
+                    "{name} must be an integer in {lo}..={hi}, got {x}"
+                ))),
             }
         };
         let alpha = match alpha {
             None => d.alpha,
             Some(a) if a.is_finite() && (1.0..=4.0).contains(&a) => a as f32,
-            Some(a) => return Err(Error::invalid_argument(format!("alpha must be a number in [1, 4], got {a}"))),
+            Some(a) => {
+                return Err(Error::invalid_argument(format!(
+                    "alpha must be a number in [1, 4], got {a}"
+                )))
+            }
         };
         let p = IndexParams {
             r: int("R", r, 1.0, 4096.0, d.r)?,
@@ -111,7 +135,11 @@ impl IndexParams {
             },
             seed: int("seed", seed, 0.0, crate::types::MAX_SAFE_INTEGER as f64, 0)? as u64,
         };
-        let p = if seed.is_none() { IndexParams { seed: d.seed, ..p } } else { p };
+        let p = if seed.is_none() {
+            IndexParams { seed: d.seed, ..p }
+        } else {
+            p
+        };
         p.validate()?;
         Ok(p)
     }
@@ -124,10 +152,16 @@ impl IndexParams {
     pub fn validate(&self) -> Result<()> {
         self.vamana().validate().map_err(build_error)?;
         if self.bits != AUTO_BITS && !(1..=8).contains(&self.bits) {
-            return Err(Error::invalid_argument(format!("bits must be an integer in 1..=8, got {}", self.bits)));
+            return Err(Error::invalid_argument(format!(
+                "bits must be an integer in 1..=8, got {}",
+                self.bits
+            )));
         }
         if self.seed > crate::types::MAX_SAFE_INTEGER {
-            return Err(Error::invalid_argument(format!("seed must be a safe integer, got {}", self.seed)));
+            return Err(Error::invalid_argument(format!(
+                "seed must be a safe integer, got {}",
+                self.seed
+            )));
         }
         Ok(())
     }
@@ -249,10 +283,18 @@ impl AnnIndex {
         cancel: &AtomicBool,
     ) -> Result<AnnIndex> {
         params.validate()?;
-        let params = if params.bits == AUTO_BITS { IndexParams { bits: default_bits(view.dim), ..params } } else { params };
+        let params = if params.bits == AUTO_BITS {
+            IndexParams {
+                bits: default_bits(view.dim),
+                ..params
+            }
+        } else {
+            params
+        };
         let n = view.seqs.len();
         let codes = encode_codes(view, &params)?;
-        let graph = Graph::build_with(&nodes(view), &params.vamana(), progress, cancel).map_err(build_error)?;
+        let graph = Graph::build_with(&nodes(view), &params.vamana(), progress, cancel)
+            .map_err(build_error)?;
         Ok(AnnIndex::assemble(params, graph, codes, n))
     }
 
@@ -264,10 +306,20 @@ impl AnnIndex {
     /// `HV_INVALID_ARGUMENT` (parameters, or a graph whose size is not the number of rows).
     pub fn from_graph(view: &FlatView<'_>, params: IndexParams, graph: Graph) -> Result<AnnIndex> {
         params.validate()?;
-        let params = if params.bits == AUTO_BITS { IndexParams { bits: default_bits(view.dim), ..params } } else { params };
+        let params = if params.bits == AUTO_BITS {
+            IndexParams {
+                bits: default_bits(view.dim),
+                ..params
+            }
+        } else {
+            params
+        };
         let n = view.seqs.len();
         if graph.len() != n {
-            return Err(Error::invalid_argument(format!("the graph has {} nodes for {n} rows", graph.len())));
+            return Err(Error::invalid_argument(format!(
+                "the graph has {} nodes for {n} rows",
+                graph.len()
+            )));
         }
         let codes = encode_codes(view, &params)?;
         Ok(AnnIndex::assemble(params, graph, codes, n))
@@ -280,18 +332,39 @@ impl AnnIndex {
     /// # Errors
     /// `HV_INVALID_ARGUMENT` (parameters), `HV_CORRUPT` (graph and codes disagree in size, or
     /// codes missing/present against the metric).
-    pub fn from_mapped(metric: Metric, params: IndexParams, graph: Graph, codes: Option<RabitqIndex>) -> Result<AnnIndex> {
+    pub fn from_mapped(
+        metric: Metric,
+        params: IndexParams,
+        graph: Graph,
+        codes: Option<RabitqIndex>,
+    ) -> Result<AnnIndex> {
         params.validate()?;
         let n = graph.len();
-        if codes.as_ref().is_some_and(|c| c.len() != n) || codes.is_some() == (metric == Metric::L1) {
-            return Err(Error::Corrupt("segment index: codes and graph do not match".into()));
+        if codes.as_ref().is_some_and(|c| c.len() != n) || codes.is_some() == (metric == Metric::L1)
+        {
+            return Err(Error::Corrupt(
+                "segment index: codes and graph do not match".into(),
+            ));
         }
         Ok(AnnIndex::assemble(params, graph, codes, n))
     }
 
     /// An index of `n` nodes from its parts, without tombstones, not in cold mode.
-    fn assemble(params: IndexParams, graph: Graph, codes: Option<RabitqIndex>, n: usize) -> AnnIndex {
-        AnnIndex { params, graph, codes, deleted: vec![false; n], n_deleted: 0, pool: Mutex::new(Vec::new()), cold: AtomicBool::new(false) }
+    fn assemble(
+        params: IndexParams,
+        graph: Graph,
+        codes: Option<RabitqIndex>,
+        n: usize,
+    ) -> AnnIndex {
+        AnnIndex {
+            params,
+            graph,
+            codes,
+            deleted: vec![false; n],
+            n_deleted: 0,
+            pool: Mutex::new(Vec::new()),
+            cold: AtomicBool::new(false),
+        }
     }
 
     /// Cold mode: the graph and codes are read from a mapped file whose pages may not be in
@@ -345,29 +418,43 @@ impl AnnIndex {
     pub fn insert_headroom(&self, n_new: usize) -> usize {
         let nodes = self.len().saturating_add(n_new);
         let l = self.params.l.max(self.graph.max_degree());
-        nodes.saturating_mul(self.node_bytes()).saturating_mul(3).saturating_add(l.saturating_mul(self.graph.max_degree() + 8) * 16)
+        nodes
+            .saturating_mul(self.node_bytes())
+            .saturating_mul(3)
+            .saturating_add(l.saturating_mul(self.graph.max_degree() + 8) * 16)
     }
 
     /// An upper bound of the bytes one search with list size `ef` for `k` results may allocate
     /// (scratch growth, candidates, the top-k).
     pub fn search_headroom(&self, k: usize, ef: usize) -> usize {
         let ef = ef.min(self.len().max(1));
-        self.len().saturating_mul(4).saturating_add(ef.saturating_add(k.min(self.len())).saturating_mul(64))
+        self.len()
+            .saturating_mul(4)
+            .saturating_add(ef.saturating_add(k.min(self.len())).saturating_mul(64))
     }
 
     /// An upper bound of the bytes building an index of `n` rows of `dim` values with `params`
     /// may allocate: codes, the adjacency at the build's slack (twice: the final copy), the
     /// search lists of L candidates.
     pub fn build_headroom(n: usize, dim: usize, params: &IndexParams) -> usize {
-        let bits = if params.bits == AUTO_BITS { default_bits(dim) } else { params.bits };
-        let per_node = (dim.div_ceil(64) * usize::from(bits) + 4) * 8 + (params.r + params.r / 2 + 1) * 4 * 2 + 16;
-        n.saturating_mul(per_node).saturating_add(params.l * params.r * 64)
+        let bits = if params.bits == AUTO_BITS {
+            default_bits(dim)
+        } else {
+            params.bits
+        };
+        let per_node = (dim.div_ceil(64) * usize::from(bits) + 4) * 8
+            + (params.r + params.r / 2 + 1) * 4 * 2
+            + 16;
+        n.saturating_mul(per_node)
+            .saturating_add(params.l * params.r * 64)
     }
 
     /// An upper bound of the bytes a consolidation may allocate (the codes and graph rebuilt
     /// compactly, the remap, new tombstone flags).
     pub fn consolidate_headroom(&self) -> usize {
-        self.len().saturating_mul(self.node_bytes() + 8).saturating_mul(2)
+        self.len()
+            .saturating_mul(self.node_bytes() + 8)
+            .saturating_mul(2)
     }
 
     /// Nodes in the graph (live and deleted).
@@ -418,7 +505,10 @@ impl AnnIndex {
     pub fn insert_rows(&mut self, view: &FlatView<'_>, from: usize) -> Result<()> {
         let n = view.seqs.len();
         if from != self.graph.len() || n < from {
-            return Err(Error::Internal(format!("index holds {} nodes, rows start at {from}", self.graph.len())));
+            return Err(Error::Internal(format!(
+                "index holds {} nodes, rows start at {from}",
+                self.graph.len()
+            )));
         }
         if let Some(codes) = &mut self.codes {
             for i in from..n {
@@ -427,7 +517,13 @@ impl AnnIndex {
         }
         let ids: Vec<u32> = (from as u32..n as u32).collect();
         self.graph
-            .insert_batch(&ids, &nodes(view), &self.params.vamana(), &|_, _| {}, &AtomicBool::new(false))
+            .insert_batch(
+                &ids,
+                &nodes(view),
+                &self.params.vamana(),
+                &|_, _| {},
+                &AtomicBool::new(false),
+            )
             .map_err(build_error)?;
         self.deleted.resize(n, false);
         Ok(())
@@ -459,7 +555,13 @@ impl AnnIndex {
     /// `HV_INVALID_ARGUMENT` on an internal mismatch.
     pub fn consolidate(&mut self, view: &FlatView<'_>, remap: &[u32]) -> Result<()> {
         let deleted = &self.deleted;
-        self.graph.consolidate(&|n: u32| deleted[n as usize], &nodes(view), &self.params.vamana()).map_err(build_error)?;
+        self.graph
+            .consolidate(
+                &|n: u32| deleted[n as usize],
+                &nodes(view),
+                &self.params.vamana(),
+            )
+            .map_err(build_error)?;
         self.graph.compact(remap).map_err(build_error)?;
         if let Some(codes) = &mut self.codes {
             let words = codes.record_words();
@@ -469,7 +571,13 @@ impl AnnIndex {
                     records.extend_from_slice(&codes.records()[old * words..(old + 1) * words]);
                 }
             }
-            *codes = RabitqIndex::from_parts(codes.dim(), codes.metric(), codes.params(), codes.centroid().to_vec(), &records)?;
+            *codes = RabitqIndex::from_parts(
+                codes.dim(),
+                codes.metric(),
+                codes.params(),
+                codes.centroid().to_vec(),
+                &records,
+            )?;
         }
         let live = self.deleted.len() - self.n_deleted;
         self.deleted = vec![false; live];
@@ -482,11 +590,23 @@ impl AnnIndex {
     ///
     /// # Errors
     /// `HV_INVALID_VECTOR` / `HV_DIM_MISMATCH` from the quantizer (callers validate first).
-    pub fn search(&self, view: &FlatView<'_>, q: &[f32], prepared: &[f32], k: usize, opts: AnnSearch) -> Result<Vec<crate::flat::Hit>> {
-        let mut scratch = self.pool.lock().ok().and_then(|mut p| p.pop()).unwrap_or_else(|| Scratch {
-            walk: SearchScratch::new(),
-            query: None,
-        });
+    pub fn search(
+        &self,
+        view: &FlatView<'_>,
+        q: &[f32],
+        prepared: &[f32],
+        k: usize,
+        opts: AnnSearch,
+    ) -> Result<Vec<crate::flat::Hit>> {
+        let mut scratch = self
+            .pool
+            .lock()
+            .ok()
+            .and_then(|mut p| p.pop())
+            .unwrap_or_else(|| Scratch {
+                walk: SearchScratch::new(),
+                query: None,
+            });
         // The beam never needs more slots than the graph has nodes: clamping here, before the
         // scratch is sized, keeps a caller's huge `k` or `ef` (say 2³²) from allocating
         // gigabytes. `k` above the node count returns every live node.
@@ -573,7 +693,13 @@ const RERANK_PREFETCH: usize = 4;
 /// Exact distances for `cands` (best estimate first) into `top`, skipping a candidate whose lower
 /// bound `lower(node)` already exceeds the k-th exact distance found so far; the rows of the next
 /// candidates are prefetched while one is scored.
-fn rerank_into(view: &FlatView<'_>, q: &[f32], cands: &[(f32, u32)], top: &mut TopK, lower: impl Fn(u32) -> f32) {
+fn rerank_into(
+    view: &FlatView<'_>,
+    q: &[f32],
+    cands: &[(f32, u32)],
+    top: &mut TopK,
+    lower: impl Fn(u32) -> f32,
+) {
     // rows of a mapped file not read before: ask for all of them at once, so that their page
     // faults overlap (some are then skipped by their bound: a few reads wasted, once)
     if let Some(pages) = view.pages {

@@ -58,16 +58,26 @@ impl Collection {
     /// # Errors
     /// `HV_INVALID_ARGUMENT`: an empty collection, `degree` outside 1..=4096, an adjacency whose
     /// length is not `n × degree`, a neighbour or entry ≥ `n` (nothing is changed).
-    pub fn import_graph(&mut self, adjacency: &[u32], degree: usize, entry: Option<u32>, params: IndexParams) -> Result<ImportReport> {
+    pub fn import_graph(
+        &mut self,
+        adjacency: &[u32],
+        degree: usize,
+        entry: Option<u32>,
+        params: IndexParams,
+    ) -> Result<ImportReport> {
         self.no_sealed("importGraph")?;
         self.consolidate()?; // a no-op without tombstones
         let order = self.node_order();
         let n = order.len();
         if n == 0 {
-            return Err(Error::invalid_argument("import_graph: the collection is empty; add the records first"));
+            return Err(Error::invalid_argument(
+                "import_graph: the collection is empty; add the records first",
+            ));
         }
         if degree == 0 || degree > 4096 {
-            return Err(Error::invalid_argument(format!("degree must be in 1..=4096, got {degree}")));
+            return Err(Error::invalid_argument(format!(
+                "degree must be in 1..=4096, got {degree}"
+            )));
         }
         if adjacency.len() as u64 != n as u64 * degree as u64 {
             return Err(Error::invalid_argument(format!(
@@ -78,10 +88,15 @@ impl Collection {
         }
         if let Some(e) = entry {
             if e as usize >= n {
-                return Err(Error::invalid_argument(format!("entry point {e} is not a node (n = {n})")));
+                return Err(Error::invalid_argument(format!(
+                    "entry point {e} is not a node (n = {n})"
+                )));
             }
         }
-        let mut report = ImportReport { nodes: n, ..ImportReport::default() };
+        let mut report = ImportReport {
+            nodes: n,
+            ..ImportReport::default()
+        };
         // per row (the graph is in row numbering): degrees and neighbour lists
         let rows = self.ids.len();
         let mut lists: Vec<Vec<u32>> = vec![Vec::new(); rows];
@@ -93,7 +108,9 @@ impl Collection {
                 if v == NO_NEIGHBOR {
                     report.padding += 1;
                 } else if v as usize >= n {
-                    return Err(Error::invalid_argument(format!("node {node} lists neighbour {v}, but there are only {n} nodes")));
+                    return Err(Error::invalid_argument(format!(
+                        "node {node} lists neighbour {v}, but there are only {n} nodes"
+                    )));
                 } else if v as usize == node {
                     report.self_loops += 1;
                 } else if seen[v as usize] == node as u32 {
@@ -112,12 +129,20 @@ impl Collection {
             None => {
                 let view = self.view_with(&[]);
                 let nodes = FlatNodes::new(view.vectors, view.dim, view.metric);
-                let nodes = if view.metric == Metric::Cosine { nodes.with_inv_norms(view.inv_norms) } else { nodes };
+                let nodes = if view.metric == Metric::Cosine {
+                    nodes.with_inv_norms(view.inv_norms)
+                } else {
+                    nodes
+                };
                 nodes.medoid().unwrap_or(0)
             }
         };
-        let graph = Graph::from_parts(degree, &degrees, &neighbors, entry_row).map_err(|e| Error::invalid_argument(format!("imported graph: {e}")))?;
-        let params = IndexParams { r: degree, ..params };
+        let graph = Graph::from_parts(degree, &degrees, &neighbors, entry_row)
+            .map_err(|e| Error::invalid_argument(format!("imported graph: {e}")))?;
+        let params = IndexParams {
+            r: degree,
+            ..params
+        };
         let ix = AnnIndex::from_graph(&self.view_with(&[]), params, graph)?;
         self.index = Some(ix);
         self.version += 1;
@@ -133,7 +158,9 @@ impl Collection {
         self.no_sealed("exportGraph")?;
         self.consolidate()?; // a no-op without tombstones
         let Some(ix) = self.index.as_ref() else {
-            return Err(Error::invalid_argument("export_graph: no index; call buildIndex (or importGraph) first"));
+            return Err(Error::invalid_argument(
+                "export_graph: no index; call buildIndex (or importGraph) first",
+            ));
         };
         let order = self.node_order();
         let mut node_of_row = vec![u32::MAX; self.ids.len()];
@@ -143,15 +170,29 @@ impl Collection {
         let g = ix.graph();
         let degree = g.max_degree();
         let mut adjacency = Vec::new();
-        adjacency.try_reserve_exact(order.len() * degree).map_err(|_| Error::OutOfMemory("graph export".into()))?;
+        adjacency
+            .try_reserve_exact(order.len() * degree)
+            .map_err(|_| Error::OutOfMemory("graph export".into()))?;
         for &row in &order {
             let nb = g.neighbors(row);
             adjacency.extend(nb.iter().map(|&v| node_of_row[v as usize]));
             adjacency.extend(std::iter::repeat_n(NO_NEIGHBOR, degree - nb.len()));
         }
         // an index over no live record exports an empty graph (entry 0 by convention)
-        let entry = node_of_row.get(g.entry_point() as usize).copied().filter(|&e| e != u32::MAX).unwrap_or(0);
-        let ids = order.iter().map(|&r| self.ids[r as usize].clone()).collect();
-        Ok(ExportedGraph { adjacency, degree, entry, ids })
+        let entry = node_of_row
+            .get(g.entry_point() as usize)
+            .copied()
+            .filter(|&e| e != u32::MAX)
+            .unwrap_or(0);
+        let ids = order
+            .iter()
+            .map(|&r| self.ids[r as usize].clone())
+            .collect();
+        Ok(ExportedGraph {
+            adjacency,
+            degree,
+            entry,
+            ids,
+        })
     }
 }

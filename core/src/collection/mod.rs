@@ -11,8 +11,8 @@ mod graph_io;
 mod sealed;
 
 pub use graph_io::{ExportedGraph, ImportReport, NO_NEIGHBOR};
-pub use sealed::{SealInput, SealedPart, SwapOutcome};
 use sealed::Place;
+pub use sealed::{SealInput, SealedPart, SwapOutcome};
 
 use std::collections::{HashMap, HashSet};
 
@@ -36,7 +36,9 @@ pub fn parse_dim(dim: f64) -> Result<usize> {
     if dim.is_finite() && dim.fract() == 0.0 && dim >= 1.0 && dim <= MAX_DIM as f64 {
         Ok(dim as usize)
     } else {
-        Err(Error::invalid_argument(format!("dim must be an integer in 1..={MAX_DIM}, got {dim}")))
+        Err(Error::invalid_argument(format!(
+            "dim must be an integer in 1..={MAX_DIM}, got {dim}"
+        )))
     }
 }
 
@@ -81,9 +83,17 @@ impl SearchOptions {
     /// `HV_INVALID_ARGUMENT` if `k` is 0.
     pub fn new(k: usize) -> Result<Self> {
         if k == 0 {
-            return Err(Error::invalid_argument("k must be a positive integer, got 0"));
+            return Err(Error::invalid_argument(
+                "k must be a positive integer, got 0",
+            ));
         }
-        Ok(SearchOptions { k, include_metadata: true, ef: None, rerank: None, exact: None })
+        Ok(SearchOptions {
+            k,
+            include_metadata: true,
+            ef: None,
+            rerank: None,
+            exact: None,
+        })
     }
 
     /// Options from a JS number `k`.
@@ -92,9 +102,15 @@ impl SearchOptions {
     /// `HV_INVALID_ARGUMENT` unless `k` is an integer ≥ 1 (NaN, fractions, ≤ 0 are refused).
     pub fn from_f64(k: f64) -> Result<Self> {
         if !(k.is_finite() && k >= 1.0 && k.fract() == 0.0) {
-            return Err(Error::invalid_argument(format!("k must be a positive integer, got {k}")));
+            return Err(Error::invalid_argument(format!(
+                "k must be a positive integer, got {k}"
+            )));
         }
-        Self::new(if k > usize::MAX as f64 { usize::MAX } else { k as usize })
+        Self::new(if k > usize::MAX as f64 {
+            usize::MAX
+        } else {
+            k as usize
+        })
     }
 
     /// Sets ef / rerank from JS numbers (`None` keeps the default).
@@ -106,7 +122,9 @@ impl SearchOptions {
             if v.is_finite() && v >= 1.0 && v.fract() == 0.0 {
                 Ok(v.min(1e9) as usize)
             } else {
-                Err(Error::invalid_argument(format!("{name} must be a positive integer, got {v}")))
+                Err(Error::invalid_argument(format!(
+                    "{name} must be a positive integer, got {v}"
+                )))
             }
         };
         self.ef = ef.map(|v| check("ef", v)).transpose()?;
@@ -241,7 +259,10 @@ pub const MIN_COSINE_NORM: f64 = 1e-30;
 
 /// Euclidean norm computed in f64 (no overflow or underflow for any finite `f32` input).
 fn norm_f64(v: &[f32]) -> f64 {
-    v.iter().map(|&x| (x as f64) * (x as f64)).sum::<f64>().sqrt()
+    v.iter()
+        .map(|&x| (x as f64) * (x as f64))
+        .sum::<f64>()
+        .sqrt()
 }
 
 impl Collection {
@@ -251,7 +272,9 @@ impl Collection {
     /// `HV_INVALID_ARGUMENT` if `dim` is 0 or above [`MAX_DIM`].
     pub fn new(dim: usize, metric: Metric) -> Result<Self> {
         if dim == 0 || dim > MAX_DIM {
-            return Err(Error::invalid_argument(format!("dim must be an integer in 1..={MAX_DIM}, got {dim}")));
+            return Err(Error::invalid_argument(format!(
+                "dim must be an integer in 1..={MAX_DIM}, got {dim}"
+            )));
         }
         Ok(Collection {
             dim,
@@ -318,13 +341,23 @@ impl Collection {
                 (None, Some(ix)) => ix.mode(),
                 (None, None) => "exact".to_string(),
             },
-            vector_bytes: self.vectors.len() * 4 + self.sealed.iter().map(|p| p.seg.len() * self.dim * 4).sum::<usize>(),
+            vector_bytes: self.vectors.len() * 4
+                + self
+                    .sealed
+                    .iter()
+                    .map(|p| p.seg.len() * self.dim * 4)
+                    .sum::<usize>(),
             index_bytes_per_vector: self.index_bytes_per_vector(),
-            tombstones: self.index.as_ref().map_or(0, AnnIndex::deleted_count) + self.sealed.iter().map(|p| p.n_deleted).sum::<usize>(),
+            tombstones: self.index.as_ref().map_or(0, AnnIndex::deleted_count)
+                + self.sealed.iter().map(|p| p.n_deleted).sum::<usize>(),
             mutable_records: self.rows.len(),
             sealed_segments: self.sealed.len(),
             mutable_indexed: self.mutable_indexed(),
-            warming_segments: self.sealed.iter().filter(|p| p.seg.index().is_cold()).count(),
+            warming_segments: self
+                .sealed
+                .iter()
+                .filter(|p| p.seg.index().is_cold())
+                .count(),
         }
     }
 
@@ -332,10 +365,16 @@ impl Collection {
     /// cosine (computed in f64), 1 otherwise.
     fn check_vector(&self, v: &[f32], index: usize) -> Result<f32> {
         if v.len() != self.dim {
-            return Err(Error::DimMismatch { expected: self.dim, got: v.len() });
+            return Err(Error::DimMismatch {
+                expected: self.dim,
+                got: v.len(),
+            });
         }
         if let Some(pos) = v.iter().position(|x| !x.is_finite()) {
-            return Err(Error::InvalidVector { index, reason: format!("component {pos} is {}", v[pos]) });
+            return Err(Error::InvalidVector {
+                index,
+                reason: format!("component {pos} is {}", v[pos]),
+            });
         }
         if self.metric == Metric::Cosine {
             let norm = norm_f64(v);
@@ -343,7 +382,8 @@ impl Collection {
                 return Err(Error::InvalidVector {
                     index,
                     reason: if norm == 0.0 {
-                        "all components are zero, which has no direction under the cosine metric".into()
+                        "all components are zero, which has no direction under the cosine metric"
+                            .into()
                     } else {
                         format!("its norm {norm:e} is below {MIN_COSINE_NORM:e}, too small for a reliable direction in f32")
                     },
@@ -373,18 +413,30 @@ impl Collection {
         metadata: Option<Vec<Option<String>>>,
     ) -> Result<PreparedWrite> {
         if ids.is_empty() {
-            return Err(Error::invalid_argument("empty batch: give at least one id and vector"));
+            return Err(Error::invalid_argument(
+                "empty batch: give at least one id and vector",
+            ));
         }
         if !vectors.len().is_multiple_of(self.dim) {
-            return Err(Error::BatchShape { dim: self.dim, len: vectors.len() });
+            return Err(Error::BatchShape {
+                dim: self.dim,
+                len: vectors.len(),
+            });
         }
         let n = vectors.len() / self.dim;
         if n != ids.len() {
-            return Err(Error::invalid_argument(format!("{} ids but {n} vectors of dim {}", ids.len(), self.dim)));
+            return Err(Error::invalid_argument(format!(
+                "{} ids but {n} vectors of dim {}",
+                ids.len(),
+                self.dim
+            )));
         }
         let metadata = match metadata {
             Some(m) if m.len() != n => {
-                return Err(Error::invalid_argument(format!("{} metadata entries for {n} records", m.len())))
+                return Err(Error::invalid_argument(format!(
+                    "{} metadata entries for {n} records",
+                    m.len()
+                )))
             }
             Some(m) => m,
             None => vec![None; n],
@@ -392,7 +444,9 @@ impl Collection {
         for (i, m) in metadata.iter().enumerate() {
             if let Some(text) = m {
                 if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
-                    return Err(Error::invalid_argument(format!("metadata of record {i} is not valid JSON")));
+                    return Err(Error::invalid_argument(format!(
+                        "metadata of record {i} is not valid JSON"
+                    )));
                 }
             }
         }
@@ -409,7 +463,13 @@ impl Collection {
                 return Err(Error::DuplicateId(format!("{id} (twice in one batch)")));
             }
         }
-        let w = PreparedWrite { kind, ids, vectors, metadata, inv_norms };
+        let w = PreparedWrite {
+            kind,
+            ids,
+            vectors,
+            metadata,
+            inv_norms,
+        };
         self.check_fresh(&w)?;
         Ok(w)
     }
@@ -418,7 +478,9 @@ impl Collection {
     fn check_fresh(&self, w: &PreparedWrite) -> Result<()> {
         if w.kind == WriteKind::Add {
             if let Some(id) = w.ids.iter().find(|id| self.place(id).is_some()) {
-                return Err(Error::DuplicateId(format!("{id} (already stored; use upsert to replace)")));
+                return Err(Error::DuplicateId(format!(
+                    "{id} (already stored; use upsert to replace)"
+                )));
             }
         }
         Ok(())
@@ -433,19 +495,30 @@ impl Collection {
     /// (the write was prepared for a collection of another dimension).
     pub fn commit(&mut self, w: PreparedWrite) -> Result<()> {
         if w.vectors.len() != w.ids.len() * self.dim {
-            return Err(Error::invalid_argument("write prepared for another collection"));
+            return Err(Error::invalid_argument(
+                "write prepared for another collection",
+            ));
         }
         self.check_fresh(&w)?;
         if let (false, Some(ix)) = (self.deferred, &self.index) {
             // the graph insert, the codes and the scratch grow too: all checked before any change
-            crate::mem::ensure_headroom(|| ix.insert_headroom(w.ids.len()), "inserting into the index")?;
+            crate::mem::ensure_headroom(
+                || ix.insert_headroom(w.ids.len()),
+                "inserting into the index",
+            )?;
         }
         self.try_reserve(w.ids.len())?;
         let cos = self.metric == Metric::Cosine;
         let dim = self.dim;
         let first_new = self.ids.len();
         let indexed = self.index.is_some();
-        let PreparedWrite { ids, vectors, metadata, inv_norms, .. } = w;
+        let PreparedWrite {
+            ids,
+            vectors,
+            metadata,
+            inv_norms,
+            ..
+        } = w;
         for (i, (id, meta)) in ids.into_iter().zip(metadata).enumerate() {
             let v = &vectors[i * dim..(i + 1) * dim];
             let inv = cos.then(|| inv_norms[i]);
@@ -520,12 +593,22 @@ impl Collection {
     /// Reserves room for `n` more records in every column, failing cleanly (nothing changed)
     /// when memory is exhausted, e.g. at the 4 GiB ceiling of wasm32.
     fn try_reserve(&mut self, n: usize) -> Result<()> {
-        let oom = |what: &str| Error::OutOfMemory(format!("cannot grow the {what} column by {n} records"));
+        let oom = |what: &str| {
+            Error::OutOfMemory(format!("cannot grow the {what} column by {n} records"))
+        };
         let dim = self.dim;
-        let grow = |len: usize, cap: usize, add: usize| if len + add > cap { (len + add).max(cap + cap / 2) - len } else { 0 };
+        let grow = |len: usize, cap: usize, add: usize| {
+            if len + add > cap {
+                (len + add).max(cap + cap / 2) - len
+            } else {
+                0
+            }
+        };
         let want = grow(self.vectors.len(), self.vectors.capacity(), n * dim);
         if want > 0 && self.vectors.try_reserve_exact(want).is_err() {
-            self.vectors.try_reserve_exact(n * dim).map_err(|_| oom("vector"))?;
+            self.vectors
+                .try_reserve_exact(n * dim)
+                .map_err(|_| oom("vector"))?;
         }
         self.ids.try_reserve(n).map_err(|_| oom("id"))?;
         self.seqs.try_reserve(n).map_err(|_| oom("sequence"))?;
@@ -544,7 +627,12 @@ impl Collection {
     /// `HV_INVALID_ARGUMENT` (empty batch, counts differ, metadata not JSON), `HV_DIM_MISMATCH`,
     /// `HV_INVALID_VECTOR` (NaN/±Infinity; zero vector under cosine), `HV_DUPLICATE_ID` (id stored
     /// already or twice in the batch), `HV_OUT_OF_MEMORY`. On error nothing is inserted.
-    pub fn add(&mut self, ids: Vec<VectorId>, vectors: &[f32], metadata: Option<Vec<Option<String>>>) -> Result<()> {
+    pub fn add(
+        &mut self,
+        ids: Vec<VectorId>,
+        vectors: &[f32],
+        metadata: Option<Vec<Option<String>>>,
+    ) -> Result<()> {
         let w = self.prepare(WriteKind::Add, ids, vectors.to_vec(), metadata)?;
         self.commit(w)
     }
@@ -555,7 +643,12 @@ impl Collection {
     ///
     /// # Errors
     /// As [`Collection::add`]; `HV_DUPLICATE_ID` only for an id named twice in the batch.
-    pub fn upsert(&mut self, ids: Vec<VectorId>, vectors: &[f32], metadata: Option<Vec<Option<String>>>) -> Result<()> {
+    pub fn upsert(
+        &mut self,
+        ids: Vec<VectorId>,
+        vectors: &[f32],
+        metadata: Option<Vec<Option<String>>>,
+    ) -> Result<()> {
         let w = self.prepare(WriteKind::Upsert, ids, vectors.to_vec(), metadata)?;
         self.commit(w)
     }
@@ -587,8 +680,12 @@ impl Collection {
             self.layout_epoch += 1;
             if r != last {
                 let dim = self.dim;
-                self.vectors.copy_within(last * dim..(last + 1) * dim, r * dim);
-                *self.rows.get_mut(&self.ids[last]).expect("id map holds every stored id") = row;
+                self.vectors
+                    .copy_within(last * dim..(last + 1) * dim, r * dim);
+                *self
+                    .rows
+                    .get_mut(&self.ids[last])
+                    .expect("id map holds every stored id") = row;
             }
             self.vectors.truncate(last * self.dim);
             self.ids.swap_remove(r);
@@ -615,10 +712,12 @@ impl Collection {
             // without the memory to rebuild, the tombstones stay (searches filter them) until a
             // later write finds room: consolidation is upkeep, never a reason for a write to fail
             // (its check fails before any change)
-            Some(ix) if ix.deleted_count() as f64 > CONSOLIDATE_RATIO * ix.len() as f64 => match self.consolidate() {
-                Err(Error::OutOfMemory(_)) => Ok(()),
-                r => r,
-            },
+            Some(ix) if ix.deleted_count() as f64 > CONSOLIDATE_RATIO * ix.len() as f64 => {
+                match self.consolidate() {
+                    Err(Error::OutOfMemory(_)) => Ok(()),
+                    r => r,
+                }
+            }
             _ => Ok(()),
         }
     }
@@ -634,7 +733,9 @@ impl Collection {
             self.drop_dead_rows();
             return Ok(());
         }
-        let Some(mut ix) = self.index.take() else { return Ok(()) };
+        let Some(mut ix) = self.index.take() else {
+            return Ok(());
+        };
         if ix.deleted_count() == 0 {
             self.index = Some(ix);
             return Ok(());
@@ -669,7 +770,8 @@ impl Collection {
             }
             debug_assert_eq!(new as usize, w);
             if old != w {
-                self.vectors.copy_within(old * dim..(old + 1) * dim, w * dim);
+                self.vectors
+                    .copy_within(old * dim..(old + 1) * dim, w * dim);
                 self.ids.swap(old, w);
                 self.seqs.swap(old, w);
                 self.metadata.swap(old, w);
@@ -706,7 +808,10 @@ impl Collection {
         cancel: &AtomicBool,
     ) -> Result<(AnnIndex, u64)> {
         let view = self.view_with(&[]);
-        crate::mem::ensure_headroom(|| AnnIndex::build_headroom(view.seqs.len(), self.dim, &params), "building the index")?;
+        crate::mem::ensure_headroom(
+            || AnnIndex::build_headroom(view.seqs.len(), self.dim, &params),
+            "building the index",
+        )?;
         let mut ix = AnnIndex::build(&view, params, progress, cancel)?;
         if let Some(old) = &self.index {
             for (node, &d) in old.deleted().iter().enumerate() {
@@ -725,7 +830,9 @@ impl Collection {
     /// `HV_INVALID_ARGUMENT` if the collection changed since the build started.
     pub fn install_index(&mut self, ix: AnnIndex, version: u64) -> Result<()> {
         if version != self.version || ix.len() != self.ids.len() {
-            return Err(Error::invalid_argument("the collection changed during the index build; build again"));
+            return Err(Error::invalid_argument(
+                "the collection changed during the index build; build again",
+            ));
         }
         self.index = Some(ix);
         self.maybe_consolidate()
@@ -760,13 +867,24 @@ impl Collection {
     ///
     /// # Errors
     /// `HV_CORRUPT` (parts that do not match the rows or each other, invalid parameters).
-    pub fn install_index_parts(&mut self, params: IndexParams, graph: crate::graph::Graph, codes: Option<crate::quant::RabitqIndex>) -> Result<()> {
+    pub fn install_index_parts(
+        &mut self,
+        params: IndexParams,
+        graph: crate::graph::Graph,
+        codes: Option<crate::quant::RabitqIndex>,
+    ) -> Result<()> {
         if graph.len() != self.ids.len() {
-            return Err(Error::Corrupt(format!("the graph has {} nodes for {} rows", graph.len(), self.ids.len())));
+            return Err(Error::Corrupt(format!(
+                "the graph has {} nodes for {} rows",
+                graph.len(),
+                self.ids.len()
+            )));
         }
         if let Some(c) = &codes {
             if c.dim() != self.dim || c.metric() != self.metric || c.len() != self.ids.len() {
-                return Err(Error::Corrupt("the codes do not match the collection's rows, dimension or metric".into()));
+                return Err(Error::Corrupt(
+                    "the codes do not match the collection's rows, dimension or metric".into(),
+                ));
             }
             c.validate()?;
             // codes made with another rotation (seed) or centroid would pass every size check and
@@ -803,8 +921,19 @@ impl Collection {
         self.consolidate()?; // a no-op without tombstones
         let n = self.ids.len();
         let dim = self.dim;
-        let records = (0..n).map(|r| (&self.ids[r], self.seqs[r], &self.vectors[r * dim..(r + 1) * dim], self.metadata[r].as_deref()));
-        let index = self.index.as_ref().map(|ix| crate::snapshot::IndexPart { params: ix.params(), graph: ix.graph(), codes: ix.codes() });
+        let records = (0..n).map(|r| {
+            (
+                &self.ids[r],
+                self.seqs[r],
+                &self.vectors[r * dim..(r + 1) * dim],
+                self.metadata[r].as_deref(),
+            )
+        });
+        let index = self.index.as_ref().map(|ix| crate::snapshot::IndexPart {
+            params: ix.params(),
+            graph: ix.graph(),
+            codes: ix.codes(),
+        });
         crate::snapshot::write(dim, self.metric, n, records, index)
     }
 
@@ -815,20 +944,42 @@ impl Collection {
         let dim = self.dim;
         let mut recs: Vec<(VectorId, u64, &[f32], Option<String>)> = Vec::with_capacity(self.len());
         for (r, id) in self.ids.iter().enumerate() {
-            if self.rows.contains_key(id) && self.index.as_ref().is_none_or(|ix| !ix.is_deleted(r as u32)) {
-                recs.push((id.clone(), self.seqs[r], &self.vectors[r * dim..(r + 1) * dim], self.metadata[r].clone()));
+            if self.rows.contains_key(id)
+                && self
+                    .index
+                    .as_ref()
+                    .is_none_or(|ix| !ix.is_deleted(r as u32))
+            {
+                recs.push((
+                    id.clone(),
+                    self.seqs[r],
+                    &self.vectors[r * dim..(r + 1) * dim],
+                    self.metadata[r].clone(),
+                ));
             }
         }
         for part in &self.sealed {
             for row in 0..part.seg.len() as u32 {
                 if !part.deleted.get(row as usize).copied().unwrap_or(false) {
-                    recs.push((part.seg.id(row)?, part.seg.seq(row), part.seg.vector(row), part.seg.metadata(row)?));
+                    recs.push((
+                        part.seg.id(row)?,
+                        part.seg.seq(row),
+                        part.seg.vector(row),
+                        part.seg.metadata(row)?,
+                    ));
                 }
             }
         }
         recs.sort_unstable_by_key(|r| r.1);
         let n = recs.len();
-        crate::snapshot::write(dim, self.metric, n, recs.iter().map(|(id, seq, v, m)| (id, *seq, *v, m.as_deref())), None)
+        crate::snapshot::write(
+            dim,
+            self.metric,
+            n,
+            recs.iter()
+                .map(|(id, seq, v, m)| (id, *seq, *v, m.as_deref())),
+            None,
+        )
     }
 
     /// `HV_UNSUPPORTED` for operations that work on one in-memory graph when sealed segments exist.
@@ -836,7 +987,10 @@ impl Collection {
         if self.sealed.is_empty() {
             Ok(())
         } else {
-            Err(Error::Unsupported(format!("{what} works on collections without sealed segments; this one has {}", self.sealed.len())))
+            Err(Error::Unsupported(format!(
+                "{what} works on collections without sealed segments; this one has {}",
+                self.sealed.len()
+            )))
         }
     }
 
@@ -870,7 +1024,10 @@ impl Collection {
             None => None,
             Some(Place::Mutable(r)) => {
                 let r = r as usize;
-                Some((&self.vectors[r * self.dim..(r + 1) * self.dim], self.metadata[r].clone()))
+                Some((
+                    &self.vectors[r * self.dim..(r + 1) * self.dim],
+                    self.metadata[r].clone(),
+                ))
             }
             Some(Place::Sealed(p, row)) => {
                 let seg = &self.sealed[p].seg;
@@ -898,20 +1055,34 @@ impl Collection {
     /// # Errors
     /// `HV_CORRUPT` when the stored record is not valid for this collection (wrong length,
     /// non-finite values, an id already loaded, metadata that is not JSON), `HV_OUT_OF_MEMORY`.
-    pub fn restore_row(&mut self, id: VectorId, seq: u64, v: &[f32], metadata: Option<String>) -> Result<()> {
+    pub fn restore_row(
+        &mut self,
+        id: VectorId,
+        seq: u64,
+        v: &[f32],
+        metadata: Option<String>,
+    ) -> Result<()> {
         if self.index.is_some() {
-            return Err(Error::Internal("restore_row on an indexed collection".into()));
+            return Err(Error::Internal(
+                "restore_row on an indexed collection".into(),
+            ));
         }
         if seq > crate::types::MAX_SAFE_INTEGER {
-            return Err(Error::Corrupt(format!("stored record {id} has insertion sequence {seq} (above 2^53 − 1)")));
+            return Err(Error::Corrupt(format!(
+                "stored record {id} has insertion sequence {seq} (above 2^53 − 1)"
+            )));
         }
-        let inv = self.check_vector(v, 0).map_err(|e| Error::Corrupt(format!("stored record {id}: {e}")))?;
+        let inv = self
+            .check_vector(v, 0)
+            .map_err(|e| Error::Corrupt(format!("stored record {id}: {e}")))?;
         if self.place(&id).is_some() {
             return Err(Error::Corrupt(format!("stored id {id} appears twice")));
         }
         if let Some(m) = &metadata {
             if serde_json::from_str::<serde::de::IgnoredAny>(m).is_err() {
-                return Err(Error::Corrupt(format!("stored metadata of {id} is not JSON")));
+                return Err(Error::Corrupt(format!(
+                    "stored metadata of {id} is not JSON"
+                )));
             }
         }
         self.try_reserve(1)?;
@@ -945,7 +1116,11 @@ impl Collection {
             .map(|h| SearchHit {
                 id: self.ids[h.row as usize].clone(),
                 distance: h.dist,
-                metadata: if opts.include_metadata { self.metadata[h.row as usize].clone() } else { None },
+                metadata: if opts.include_metadata {
+                    self.metadata[h.row as usize].clone()
+                } else {
+                    None
+                },
             })
             .collect()
     }
@@ -955,10 +1130,23 @@ impl Collection {
     fn search_headroom(&self, opts: &SearchOptions, nq: usize) -> usize {
         let k = opts.k.min(self.len());
         let ef = opts.ef.unwrap_or(DEFAULT_EF).max(k);
-        let walk = self.index.as_ref().map_or(0, |ix| ix.search_headroom(k, ef))
-            + self.sealed.iter().map(|p| p.seg.index().search_headroom(k, ef)).max().unwrap_or(0);
+        let walk = self
+            .index
+            .as_ref()
+            .map_or(0, |ix| ix.search_headroom(k, ef))
+            + self
+                .sealed
+                .iter()
+                .map(|p| p.seg.index().search_headroom(k, ef))
+                .max()
+                .unwrap_or(0);
         // sealed segments' metadata is not counted: they are native only, where nothing is checked
-        let hit = 64 + if opts.include_metadata { self.metadata_max } else { 0 };
+        let hit = 64
+            + if opts.include_metadata {
+                self.metadata_max
+            } else {
+                0
+            };
         walk.saturating_add(nq.saturating_mul(self.dim * 8 + k.saturating_mul(hit)))
     }
 
@@ -978,7 +1166,11 @@ impl Collection {
         let n = ix.len().max(1);
         let k = opts.k.min(n);
         let ef = opts.ef.unwrap_or(DEFAULT_EF).max(k).min(n);
-        let rerank = opts.rerank.unwrap_or_else(|| ix.default_rerank(k, ef)).max(k).min(ef);
+        let rerank = opts
+            .rerank
+            .unwrap_or_else(|| ix.default_rerank(k, ef))
+            .max(k)
+            .min(ef);
         Some((ix, AnnSearch { ef, rerank }))
     }
 
@@ -1012,14 +1204,26 @@ impl Collection {
     ///
     /// # Errors
     /// `HV_INVALID_ARGUMENT` (no query), `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR` (`index` = query number).
-    pub fn search_batch(&self, queries: &[f32], opts: &SearchOptions) -> Result<Vec<Vec<SearchHit>>> {
+    pub fn search_batch(
+        &self,
+        queries: &[f32],
+        opts: &SearchOptions,
+    ) -> Result<Vec<Vec<SearchHit>>> {
         if queries.is_empty() {
-            return Err(Error::invalid_argument("empty batch: give at least one query"));
+            return Err(Error::invalid_argument(
+                "empty batch: give at least one query",
+            ));
         }
         if !queries.len().is_multiple_of(self.dim) {
-            return Err(Error::BatchShape { dim: self.dim, len: queries.len() });
+            return Err(Error::BatchShape {
+                dim: self.dim,
+                len: queries.len(),
+            });
         }
-        crate::mem::ensure_headroom(|| self.search_headroom(opts, queries.len() / self.dim), "batch search")?;
+        crate::mem::ensure_headroom(
+            || self.search_headroom(opts, queries.len() / self.dim),
+            "batch search",
+        )?;
         let mut prepared = Vec::with_capacity(queries.len());
         let mut q = Vec::with_capacity(self.dim);
         for (i, v) in queries.chunks_exact(self.dim).enumerate() {
@@ -1032,12 +1236,15 @@ impl Collection {
         let rows = |j: usize| j * self.dim..(j + 1) * self.dim;
         if !self.sealed.is_empty() || self.has_tail() {
             return per_query(nq, |j| {
-                self.search_all(&queries[rows(j)], &prepared[rows(j)], k, opts).and_then(|h| self.hits_all(h, opts))
+                self.search_all(&queries[rows(j)], &prepared[rows(j)], k, opts)
+                    .and_then(|h| self.hits_all(h, opts))
             });
         }
         let view = self.view();
         let all = match self.index_for(opts) {
-            Some((ix, a)) => per_query(nq, |j| ix.search(&view, &queries[rows(j)], &prepared[rows(j)], k, a))?,
+            Some((ix, a)) => per_query(nq, |j| {
+                ix.search(&view, &queries[rows(j)], &prepared[rows(j)], k, a)
+            })?,
             None => flat::search_batch(&view, &prepared, k),
         };
         Ok(all.into_iter().map(|h| self.hits(h, opts)).collect())

@@ -230,7 +230,13 @@ impl Collection {
         if self.dirty.is_some() || self.rows.is_empty() {
             return None;
         }
-        let live: Vec<usize> = (0..self.ids.len()).filter(|&r| self.index.as_ref().is_none_or(|ix| !ix.is_deleted(r as u32))).collect();
+        let live: Vec<usize> = (0..self.ids.len())
+            .filter(|&r| {
+                self.index
+                    .as_ref()
+                    .is_none_or(|ix| !ix.is_deleted(r as u32))
+            })
+            .collect();
         let dim = self.dim;
         let mut input = SealInput {
             dim,
@@ -371,7 +377,9 @@ impl Collection {
                     .ok_or_else(|| Error::Internal("bad origin".into()))?]];
                 // dead now: deleted or upserted since the copy (both tombstone the old row, so
                 // the ids written meanwhile need no lookup unless some were)
-                if !p.is_live(old_row) || (!dirty.is_empty() && dirty.contains(&seg.id(row as u32)?)) {
+                if !p.is_live(old_row)
+                    || (!dirty.is_empty() && dirty.contains(&seg.id(row as u32)?))
+                {
                     out.new_tombstones.push(row as u32);
                 }
             }
@@ -408,7 +416,14 @@ impl Collection {
         // A part holding a fraction f of the largest part's records is walked with ef·√f (at
         // least k): it holds fewer of the k nearest, and a graph walk costs about ef whatever
         // the graph's size, so equal ef would make a small part cost as much as the largest.
-        let largest = self.sealed.iter().map(SealedPart::live).max().unwrap_or(0).max(self.rows.len()).max(1);
+        let largest = self
+            .sealed
+            .iter()
+            .map(SealedPart::live)
+            .max()
+            .unwrap_or(0)
+            .max(self.rows.len())
+            .max(1);
         let scale = |live: usize| (live as f64 / largest as f64).sqrt();
         if !self.rows.is_empty() {
             let hits = self.search_mutable(query, q, k, opts, scale(self.rows.len()))?;
@@ -418,8 +433,13 @@ impl Collection {
         // walk needs them) are searched on scoped threads, so that their reads overlap: at most
         // COLD_SEARCH_THREADS, each taking a contiguous run of parts. Otherwise one after another
         // on this thread.
-        let search = |part: &SealedPart| self.search_part(part, query, q, k, opts, scale(part.live()));
-        let cold = self.sealed.iter().filter(|p| p.live() > 0 && p.seg.index().is_cold()).count();
+        let search =
+            |part: &SealedPart| self.search_part(part, query, q, k, opts, scale(part.live()));
+        let cold = self
+            .sealed
+            .iter()
+            .filter(|p| p.live() > 0 && p.seg.index().is_cold())
+            .count();
         let per_part: Vec<Result<Vec<Hit>>> = if cold >= 2 {
             let run = self.sealed.len().div_ceil(cold.min(COLD_SEARCH_THREADS));
             std::thread::scope(|s| {
@@ -427,12 +447,23 @@ impl Collection {
                 let started: Vec<_> = self
                     .sealed
                     .chunks(run)
-                    .map(|parts| (parts, std::thread::Builder::new().spawn_scoped(s, move || parts.iter().map(search).collect::<Vec<_>>()).ok()))
+                    .map(|parts| {
+                        (
+                            parts,
+                            std::thread::Builder::new()
+                                .spawn_scoped(s, move || {
+                                    parts.iter().map(search).collect::<Vec<_>>()
+                                })
+                                .ok(),
+                        )
+                    })
                     .collect();
                 started
                     .into_iter()
                     .flat_map(|(parts, h)| match h {
-                        Some(h) => h.join().unwrap_or_else(|_| vec![Err(Error::Internal("a segment search panicked".into()))]),
+                        Some(h) => h.join().unwrap_or_else(|_| {
+                            vec![Err(Error::Internal("a segment search panicked".into()))]
+                        }),
                         None => parts.iter().map(search).collect(),
                     })
                     .collect()
@@ -445,7 +476,11 @@ impl Collection {
         }
         // (a NaN distance can only come from a damaged file opened without `verify`: last)
         let key = |d: f32| if d.is_nan() { f32::INFINITY } else { d };
-        all.sort_unstable_by(|a, b| key(a.0.dist).total_cmp(&key(b.0.dist)).then(a.0.seq.cmp(&b.0.seq)));
+        all.sort_unstable_by(|a, b| {
+            key(a.0.dist)
+                .total_cmp(&key(b.0.dist))
+                .then(a.0.seq.cmp(&b.0.seq))
+        });
         all.truncate(k);
         Ok(all)
     }
@@ -453,31 +488,67 @@ impl Collection {
     /// The `k` best hits of one sealed part (none when all its rows are deleted): an exact scan
     /// when asked for or when the part is small, else its index walked with ef scaled by
     /// `ef_scale` (see [`Collection::search_all`]).
-    fn search_part(&self, part: &SealedPart, query: &[f32], q: &[f32], k: usize, opts: &SearchOptions, ef_scale: f64) -> Result<Vec<Hit>> {
+    fn search_part(
+        &self,
+        part: &SealedPart,
+        query: &[f32],
+        q: &[f32],
+        k: usize,
+        opts: &SearchOptions,
+        ef_scale: f64,
+    ) -> Result<Vec<Hit>> {
         if part.live() == 0 {
             return Ok(Vec::new());
         }
-        if opts.exact.unwrap_or(part.live() < FLAT_THRESHOLD || k >= part.live()) {
-            return Ok(flat::search_one(&part.seg.view(&part.deleted, self.kernels), q, k));
+        if opts
+            .exact
+            .unwrap_or(part.live() < FLAT_THRESHOLD || k >= part.live())
+        {
+            return Ok(flat::search_one(
+                &part.seg.view(&part.deleted, self.kernels),
+                q,
+                k,
+            ));
         }
         let view = part.seg.index_view(&part.deleted, self.kernels);
         let ix = part.seg.index();
         let ef = scaled_ef(opts.ef.unwrap_or(super::DEFAULT_EF), k, ef_scale);
-        let rerank = opts.rerank.unwrap_or_else(|| ix.default_rerank(k, ef)).max(k);
-        ix.search(&view, query, q, k.min(part.live()), AnnSearch { ef, rerank })
+        let rerank = opts
+            .rerank
+            .unwrap_or_else(|| ix.default_rerank(k, ef))
+            .max(k);
+        ix.search(
+            &view,
+            query,
+            q,
+            k.min(part.live()),
+            AnnSearch { ef, rerank },
+        )
     }
 
     /// The `k` best hits of the mutable segment: its index (over a prefix of the rows, for an
     /// interim index) plus an exact scan of the rows after that prefix; a flat scan without one.
-    fn search_mutable(&self, query: &[f32], q: &[f32], k: usize, opts: &SearchOptions, ef_scale: f64) -> Result<Vec<Hit>> {
+    fn search_mutable(
+        &self,
+        query: &[f32],
+        q: &[f32],
+        k: usize,
+        opts: &SearchOptions,
+        ef_scale: f64,
+    ) -> Result<Vec<Hit>> {
         let view = self.view();
-        let Some((ix, a)) = self.index_for(opts) else { return Ok(flat::search_one(&view, q, k)) };
+        let Some((ix, a)) = self.index_for(opts) else {
+            return Ok(flat::search_one(&view, q, k));
+        };
         let a = match (ef_scale < 1.0, opts.rerank) {
             (true, None) => {
                 let ef = scaled_ef(a.ef, k, ef_scale);
                 AnnSearch { ef, rerank: ef }
             }
-            (true, Some(_)) => AnnSearch { ef: scaled_ef(a.ef, k, ef_scale), ..a },
+            (true, Some(_)) => AnnSearch {
+                ef: scaled_ef(a.ef, k, ef_scale),
+                ..a
+            },
             (false, _) => a,
         };
         let mut hits = ix.search(&view, query, q, k.min(self.rows.len()), a)?;
@@ -492,7 +563,10 @@ impl Collection {
                 deleted: view.deleted.get(m..n).unwrap_or(&[]),
                 ..view
             };
-            hits.extend(flat::search_one(&tail, q, k).into_iter().map(|h| Hit { row: h.row + m as u32, ..h }));
+            hits.extend(flat::search_one(&tail, q, k).into_iter().map(|h| Hit {
+                row: h.row + m as u32,
+                ..h
+            }));
             hits.sort_unstable_by(|a, b| a.dist.total_cmp(&b.dist).then(a.seq.cmp(&b.seq)));
             hits.truncate(k);
         }
@@ -504,16 +578,27 @@ impl Collection {
     pub(crate) fn index_bytes_per_vector(&self) -> f64 {
         let mut rows = 0usize;
         let mut bytes = 0.0f64;
-        for ix in self.sealed.iter().map(|p| p.seg.index()).chain(self.index.as_ref()) {
+        for ix in self
+            .sealed
+            .iter()
+            .map(|p| p.seg.index())
+            .chain(self.index.as_ref())
+        {
             rows += ix.len();
             bytes += ix.walk_bytes_per_vector() * ix.len() as f64;
         }
-        if rows == 0 { 0.0 } else { bytes / rows as f64 }
+        if rows == 0 {
+            0.0
+        } else {
+            bytes / rows as f64
+        }
     }
 
     /// True when the mutable segment has an interim index and rows after its prefix.
     pub(crate) fn has_tail(&self) -> bool {
-        self.index.as_ref().is_some_and(|ix| ix.len() < self.ids.len())
+        self.index
+            .as_ref()
+            .is_some_and(|ix| ix.len() < self.ids.len())
     }
 
     /// Makes the mutable segment's index an interim one (durable collections; see the field).
@@ -523,20 +608,26 @@ impl Collection {
 
     /// Live records of the mutable segment its (interim) index covers.
     pub fn mutable_indexed(&self) -> usize {
-        self.index.as_ref().map_or(0, |ix| (0..ix.len() as u32).filter(|&r| !ix.is_deleted(r)).count())
+        self.index.as_ref().map_or(0, |ix| {
+            (0..ix.len() as u32).filter(|&r| !ix.is_deleted(r)).count()
+        })
     }
 
     /// Whether the mutable segment's rows are mostly dead weight: over a quarter of them
     /// tombstones of deletes and upserts (an interim index never consolidates; this drops them).
     pub fn mutable_mostly_dead(&self) -> bool {
-        self.deferred && self.ids.len() >= FLAT_THRESHOLD && (self.ids.len() - self.rows.len()) * 4 > self.ids.len()
+        self.deferred
+            && self.ids.len() >= FLAT_THRESHOLD
+            && (self.ids.len() - self.rows.len()) * 4 > self.ids.len()
     }
 
     /// Drops the mutable segment's index and its tombstoned rows (an interim index is then
     /// rebuilt in the background).
     pub fn drop_dead_rows(&mut self) {
         let Some(ix) = self.index.take() else { return };
-        let keep: Vec<usize> = (0..self.ids.len()).filter(|&r| !ix.is_deleted(r as u32)).collect();
+        let keep: Vec<usize> = (0..self.ids.len())
+            .filter(|&r| !ix.is_deleted(r as u32))
+            .collect();
         self.retain_rows(&keep);
     }
 
@@ -682,7 +773,10 @@ impl SealInput {
             input.seqs.push(seq);
             let v = seg.vector(row);
             if v.iter().any(|x| !x.is_finite()) {
-                return Err(Error::Corrupt(format!("segment {}: row {row} holds a non-finite value (damaged file)", seg.generation())));
+                return Err(Error::Corrupt(format!(
+                    "segment {}: row {row} holds a non-finite value (damaged file)",
+                    seg.generation()
+                )));
             }
             input.vectors.extend_from_slice(v);
             if let Some(inv) = seg.inv_norm(row) {

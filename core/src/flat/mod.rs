@@ -111,7 +111,11 @@ fn cosine(q: &[f32], x: &[f32], inv: f32, k: &Kernels) -> f32 {
 pub fn prepare_query(metric: Metric, _kernels: &Kernels, q: &[f32], out: &mut Vec<f32>) {
     out.clear();
     if metric == Metric::Cosine {
-        let n = q.iter().map(|&x| (x as f64) * (x as f64)).sum::<f64>().sqrt();
+        let n = q
+            .iter()
+            .map(|&x| (x as f64) * (x as f64))
+            .sum::<f64>()
+            .sqrt();
         let inv = if n > 0.0 { 1.0 / n } else { 1.0 };
         out.extend(q.iter().map(|&x| (x as f64 * inv) as f32));
     } else {
@@ -156,7 +160,10 @@ pub fn search_batch(view: &FlatView<'_>, queries: &[f32], k: usize) -> Vec<Vec<H
     }
     #[cfg(not(feature = "parallel"))]
     {
-        queries.chunks(chunk_len).flat_map(|c| scan_chunk(view, c, k)).collect()
+        queries
+            .chunks(chunk_len)
+            .flat_map(|c| scan_chunk(view, c, k))
+            .collect()
     }
 }
 
@@ -187,7 +194,12 @@ fn scan_chunk(view: &FlatView<'_>, queries: &[f32], k: usize) -> Vec<Vec<Hit>> {
                 }
                 metric => {
                     // Pad a short group by repeating its last query; extra lanes are ignored.
-                    let group = [q(g), q(g + 1.min(cnt - 1)), q(g + 2.min(cnt - 1)), q(g + 3.min(cnt - 1))];
+                    let group = [
+                        q(g),
+                        q(g + 1.min(cnt - 1)),
+                        q(g + 2.min(cnt - 1)),
+                        q(g + 3.min(cnt - 1)),
+                    ];
                     for i in start..end {
                         if !view.deleted.is_empty() && view.deleted[i] {
                             continue;
@@ -199,7 +211,15 @@ fn scan_chunk(view: &FlatView<'_>, queries: &[f32], k: usize) -> Vec<Vec<Hit>> {
                             _ => {
                                 let inv = view.inv_norms[i];
                                 let d4 = (kern.dot_f32_x4)(&group, x);
-                                std::array::from_fn(|lane| crate::distance::cosine_distance(d4[lane], 1.0, inv, group[lane], x))
+                                std::array::from_fn(|lane| {
+                                    crate::distance::cosine_distance(
+                                        d4[lane],
+                                        1.0,
+                                        inv,
+                                        group[lane],
+                                        x,
+                                    )
+                                })
                             }
                         };
                         for (lane, &d) in d4.iter().enumerate().take(cnt) {

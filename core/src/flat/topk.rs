@@ -17,7 +17,9 @@ pub struct Hit {
 
 impl Hit {
     fn key_cmp(&self, other: &Self) -> Ordering {
-        self.dist.total_cmp(&other.dist).then(self.seq.cmp(&other.seq))
+        self.dist
+            .total_cmp(&other.dist)
+            .then(self.seq.cmp(&other.seq))
     }
 }
 
@@ -49,7 +51,10 @@ pub struct TopK {
 impl TopK {
     /// An empty selection of capacity `k` (k ≥ 1 is the caller's contract).
     pub fn new(k: usize) -> Self {
-        TopK { k, heap: BinaryHeap::with_capacity(k.min(1 << 16) + 1) }
+        TopK {
+            k,
+            heap: BinaryHeap::with_capacity(k.min(1 << 16) + 1),
+        }
     }
 
     /// Offers a hit; kept if it is among the `k` best so far.

@@ -26,11 +26,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use super::prune::{robust_prune, Occlusion, PruneScratch};
-use crate::rng::SplitMix64;
 use super::scratch::SearchScratch;
 use super::search::walk;
 use super::vamana::MAX_NODES;
 use super::{medoid, Graph, NodeDistance, NodeQuery};
+use crate::rng::SplitMix64;
 
 /// Parameters of the Vamana build and of inserts.
 ///
@@ -109,7 +109,9 @@ impl VamanaParams {
             return Err(BuildError::InvalidParams("L must be in 1..=100000"));
         }
         if !(self.alpha >= 1.0 && self.alpha <= MAX_ALPHA) {
-            return Err(BuildError::InvalidParams("alpha must be a number in [1, 4]"));
+            return Err(BuildError::InvalidParams(
+                "alpha must be a number in [1, 4]",
+            ));
         }
         if self.passes == 0 || self.passes > MAX_PASSES {
             return Err(BuildError::InvalidParams("passes must be in 1..=8"));
@@ -213,7 +215,11 @@ where
     }
     #[cfg(not(feature = "parallel"))]
     {
-        items.chunks(ci).zip(rows.chunks_mut(cr)).enumerate().for_each(|(k, (a, b))| f(k, a, b));
+        items
+            .chunks(ci)
+            .zip(rows.chunks_mut(cr))
+            .enumerate()
+            .for_each(|(k, (a, b))| f(k, a, b));
     }
 }
 
@@ -276,8 +282,13 @@ impl Batcher {
             zip_chunks(batch, TASK, &mut self.out, TASK * stride, |_, pts, rows| {
                 pool.with(|w| {
                     for (k, &p) in pts.iter().enumerate() {
-                        let mut q = NodeQuery { nodes: st.nodes, node: p };
-                        walk::<_, _, false, true>(g, g.entry, &mut q, st.l, &mut w.search, &|_| true);
+                        let mut q = NodeQuery {
+                            nodes: st.nodes,
+                            node: p,
+                        };
+                        walk::<_, _, false, true>(g, g.entry, &mut q, st.l, &mut w.search, &|_| {
+                            true
+                        });
                         let cand = &mut w.prune.cand;
                         cand.clear();
                         cand.extend_from_slice(&w.search.expanded);
@@ -299,7 +310,8 @@ impl Batcher {
             let row = &self.out[k * stride..(k + 1) * stride];
             let nb = &row[1..1 + row[0] as usize];
             graph.set_neighbors(p, nb);
-            self.pairs.extend(nb.iter().map(|&v| (u64::from(v) << 32) | u64::from(p)));
+            self.pairs
+                .extend(nb.iter().map(|&v| (u64::from(v) << 32) | u64::from(p)));
         }
         sort_u64(&mut self.pairs);
         self.groups.clear();
@@ -321,32 +333,38 @@ impl Batcher {
             let g: &Graph = graph;
             let pool = &self.pool;
             let pairs = &self.pairs;
-            zip_chunks(&self.groups, TASK, &mut self.gout, TASK * stride, |_, grs, rows| {
-                pool.with(|w| {
-                    for (k, &(s, e)) in grs.iter().enumerate() {
-                        let t = (pairs[s as usize] >> 32) as u32;
-                        let cur = g.neighbors(t);
-                        let merged = &mut w.out;
-                        merged.clear();
-                        merged.extend_from_slice(cur);
-                        for &pr in &pairs[s as usize..e as usize] {
-                            let src = pr as u32;
-                            if src != t && !cur.contains(&src) {
-                                merged.push(src);
+            zip_chunks(
+                &self.groups,
+                TASK,
+                &mut self.gout,
+                TASK * stride,
+                |_, grs, rows| {
+                    pool.with(|w| {
+                        for (k, &(s, e)) in grs.iter().enumerate() {
+                            let t = (pairs[s as usize] >> 32) as u32;
+                            let cur = g.neighbors(t);
+                            let merged = &mut w.out;
+                            merged.clear();
+                            merged.extend_from_slice(cur);
+                            for &pr in &pairs[s as usize..e as usize] {
+                                let src = pr as u32;
+                                if src != t && !cur.contains(&src) {
+                                    merged.push(src);
+                                }
                             }
+                            if merged.len() > cap {
+                                let cand = &mut w.prune.cand;
+                                cand.clear();
+                                cand.extend(merged.iter().map(|&v| (st.nodes.distance(t, v), v)));
+                                robust_prune(st.nodes, t, &mut w.prune, st.occ, r, merged);
+                            }
+                            let row = &mut rows[k * stride..(k + 1) * stride];
+                            row[0] = merged.len() as u32;
+                            row[1..1 + merged.len()].copy_from_slice(merged);
                         }
-                        if merged.len() > cap {
-                            let cand = &mut w.prune.cand;
-                            cand.clear();
-                            cand.extend(merged.iter().map(|&v| (st.nodes.distance(t, v), v)));
-                            robust_prune(st.nodes, t, &mut w.prune, st.occ, r, merged);
-                        }
-                        let row = &mut rows[k * stride..(k + 1) * stride];
-                        row[0] = merged.len() as u32;
-                        row[1..1 + merged.len()].copy_from_slice(merged);
-                    }
-                });
-            });
+                    });
+                },
+            );
         }
 
         // 5. Write them.
@@ -518,28 +536,34 @@ fn random_start(graph: &mut Graph, seed: u64) {
     let stride = graph.stride;
     let deg = graph.r.min(n - 1);
     let ids: Vec<u32> = (0..n as u32).collect();
-    zip_chunks(&ids, 256, &mut graph.adj[..], 256 * stride, |_, pts, rows| {
-        for (k, &p) in pts.iter().enumerate() {
-            let row = &mut rows[k * stride..(k + 1) * stride];
-            if deg == n - 1 {
+    zip_chunks(
+        &ids,
+        256,
+        &mut graph.adj[..],
+        256 * stride,
+        |_, pts, rows| {
+            for (k, &p) in pts.iter().enumerate() {
+                let row = &mut rows[k * stride..(k + 1) * stride];
+                if deg == n - 1 {
+                    let mut d = 0;
+                    for v in (0..n as u32).filter(|&v| v != p) {
+                        row[1 + d] = v;
+                        d += 1;
+                    }
+                    row[0] = d as u32;
+                    continue;
+                }
+                let mut rng = SplitMix64::stream(seed, u64::from(p) | (1 << 40));
                 let mut d = 0;
-                for v in (0..n as u32).filter(|&v| v != p) {
-                    row[1 + d] = v;
-                    d += 1;
+                while d < deg {
+                    let v = rng.below(n as u64) as u32;
+                    if v != p && !row[1..1 + d].contains(&v) {
+                        row[1 + d] = v;
+                        d += 1;
+                    }
                 }
                 row[0] = d as u32;
-                continue;
             }
-            let mut rng = SplitMix64::stream(seed, u64::from(p) | (1 << 40));
-            let mut d = 0;
-            while d < deg {
-                let v = rng.below(n as u64) as u32;
-                if v != p && !row[1..1 + d].contains(&v) {
-                    row[1 + d] = v;
-                    d += 1;
-                }
-            }
-            row[0] = d as u32;
-        }
-    });
+        },
+    );
 }

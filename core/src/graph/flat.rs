@@ -38,8 +38,17 @@ impl<'a> FlatNodes<'a> {
     /// # Panics
     /// If `dim == 0` or `vectors.len()` is not a multiple of `dim`.
     pub fn new(vectors: &'a [f32], dim: usize, metric: Metric) -> Self {
-        assert!(dim > 0 && vectors.len().is_multiple_of(dim), "vectors must be n × dim with dim > 0");
-        FlatNodes { vectors, dim, metric, kernels: crate::distance::kernels(), inv_norms: None }
+        assert!(
+            dim > 0 && vectors.len().is_multiple_of(dim),
+            "vectors must be n × dim with dim > 0"
+        );
+        FlatNodes {
+            vectors,
+            dim,
+            metric,
+            kernels: crate::distance::kernels(),
+            inv_norms: None,
+        }
     }
 
     /// Sets the per-row inverse norms used by cosine (`len()` values; see [`inverse_norms`]).
@@ -47,7 +56,11 @@ impl<'a> FlatNodes<'a> {
     /// # Panics
     /// If `inv_norms.len() != self.len()`.
     pub fn with_inv_norms(mut self, inv_norms: &'a [f32]) -> Self {
-        assert_eq!(inv_norms.len(), self.vectors.len() / self.dim, "one inverse norm per row");
+        assert_eq!(
+            inv_norms.len(),
+            self.vectors.len() / self.dim,
+            "one inverse norm per row"
+        );
         self.inv_norms = Some(inv_norms);
         self
     }
@@ -75,7 +88,13 @@ impl<'a> FlatNodes<'a> {
         let k = self.kernels;
         match self.metric {
             Metric::L2 => (k.l2sq_f32)(q, r),
-            Metric::Cosine => crate::distance::cosine_unclamped((k.dot_f32)(q, r), q_inv_norm, self.inv_norm(i), q, r),
+            Metric::Cosine => crate::distance::cosine_unclamped(
+                (k.dot_f32)(q, r),
+                q_inv_norm,
+                self.inv_norm(i),
+                q,
+                r,
+            ),
             Metric::InnerProduct => -(k.dot_f32)(q, r),
             Metric::L1 => (k.l1_f32)(q, r),
         }
@@ -111,7 +130,11 @@ impl NodeDistance for FlatNodes<'_> {
 
     #[inline]
     fn distance(&self, a: u32, b: u32) -> f32 {
-        let inv_a = if self.metric == Metric::Cosine { self.inv_norm(a) } else { 1.0 };
+        let inv_a = if self.metric == Metric::Cosine {
+            self.inv_norm(a)
+        } else {
+            1.0
+        };
         self.query_distance(self.row(a), inv_a, b)
     }
 
@@ -139,7 +162,11 @@ impl NodeDistance for FlatNodes<'_> {
         let cosine = self.metric == Metric::Cosine;
         let mut sum = vec![0f64; dim];
         for i in 0..n as u32 {
-            let w = if cosine { f64::from(self.inv_norm(i)) } else { 1.0 };
+            let w = if cosine {
+                f64::from(self.inv_norm(i))
+            } else {
+                1.0
+            };
             for (s, &x) in sum.iter_mut().zip(self.row(i)) {
                 *s += f64::from(x) * w;
             }
@@ -168,7 +195,10 @@ impl NodeDistance for FlatNodes<'_> {
 /// # Panics
 /// If `dim == 0` or `vectors.len()` is not a multiple of `dim`.
 pub fn inverse_norms(vectors: &[f32], dim: usize) -> Vec<f32> {
-    assert!(dim > 0 && vectors.len().is_multiple_of(dim), "vectors must be n × dim with dim > 0");
+    assert!(
+        dim > 0 && vectors.len().is_multiple_of(dim),
+        "vectors must be n × dim with dim > 0"
+    );
     vectors
         .chunks_exact(dim)
         .map(|r| {
@@ -211,7 +241,12 @@ impl<'a, 'q> FlatQuery<'a, 'q> {
         } else {
             1.0
         };
-        FlatQuery { nodes, query, inv_norm, count: 0 }
+        FlatQuery {
+            nodes,
+            query,
+            inv_norm,
+            count: 0,
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Entry point of a graph whose [`NodeDistance`] cannot compute the exact medoid.
 
-use crate::rng::SplitMix64;
 use super::NodeDistance;
+use crate::rng::SplitMix64;
 
 /// An approximate medoid from distances only: among up to 256 seeded candidates, the one with the
 /// least total distance to up to 1,024 seeded reference nodes (≈ 262k distance computations).

@@ -33,7 +33,10 @@ impl Occlusion {
 
     /// The same rule at α = 1.
     fn at_alpha_one(self) -> Self {
-        Occlusion { rule: self.rule, factor: 1.0 }
+        Occlusion {
+            rule: self.rule,
+            factor: 1.0,
+        }
     }
 
     #[inline]

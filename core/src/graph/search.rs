@@ -70,7 +70,16 @@ pub(crate) fn walk<Q, F, const FILTERED: bool, const RECORD: bool>(
     if n == 0 {
         return;
     }
-    let SearchScratch { marks, epoch, list, results, expanded, fresh, stats, cold } = scratch;
+    let SearchScratch {
+        marks,
+        epoch,
+        list,
+        results,
+        expanded,
+        fresh,
+        stats,
+        cold,
+    } = scratch;
     let cold = *cold;
     let epoch = *epoch;
     marks[entry as usize] = epoch;
@@ -91,7 +100,11 @@ pub(crate) fn walk<Q, F, const FILTERED: bool, const RECORD: bool>(
         hops += 1;
         if cold {
             // the adjacency of the candidates likely to be expanded next
-            for &(_, id) in list[cursor + 1..].iter().filter(|c| c.1 & EXPANDED == 0).take(COLD_LOOKAHEAD) {
+            for &(_, id) in list[cursor + 1..]
+                .iter()
+                .filter(|c| c.1 & EXPANDED == 0)
+                .take(COLD_LOOKAHEAD)
+            {
                 graph.will_need(id);
             }
         }

@@ -23,8 +23,11 @@ fn clustered_stream(n: usize, dim: usize, seed: u64, stream: u64) -> Vec<f32> {
     const CLUSTERS: usize = 10;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let centres: Vec<f32> = (0..CLUSTERS * LATENT).map(|_| gauss(&mut rng)).collect();
-    let map: Vec<f32> = (0..LATENT * dim).map(|_| gauss(&mut rng) / (LATENT as f32).sqrt()).collect();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (stream + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let map: Vec<f32> = (0..LATENT * dim)
+        .map(|_| gauss(&mut rng) / (LATENT as f32).sqrt())
+        .collect();
+    let mut rng =
+        ChaCha8Rng::seed_from_u64(seed ^ (stream + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let mut v = Vec::with_capacity(n * dim);
     let mut z = [0f32; LATENT];
     for _ in 0..n {
@@ -93,7 +96,10 @@ fn recall(
 }
 
 fn params(seed: u64) -> VamanaParams {
-    VamanaParams { seed, ..VamanaParams::default() }
+    VamanaParams {
+        seed,
+        ..VamanaParams::default()
+    }
 }
 
 #[test]
@@ -111,11 +117,21 @@ fn recall_l2_and_cosine() {
         if metric == Metric::Cosine {
             nodes = nodes.with_inv_norms(&inv);
         }
-        let g = Graph::build(&nodes, &VamanaParams { start, ..params(seed) }).unwrap();
+        let g = Graph::build(
+            &nodes,
+            &VamanaParams {
+                start,
+                ..params(seed)
+            },
+        )
+        .unwrap();
         g.validate().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         let r = recall(&g, &nodes, &queries, 10, 64, |_| true);
         println!("{metric} {start:?}: recall@10 at ef 64 = {r:.4}");
-        assert!(r >= 0.95, "seed {seed} {metric} {start:?}: recall@10 {r:.4} < 0.95");
+        assert!(
+            r >= 0.95,
+            "seed {seed} {metric} {start:?}: recall@10 {r:.4} < 0.95"
+        );
     }
 }
 
@@ -170,14 +186,21 @@ fn invariants_hold_for_small_and_degenerate_inputs() {
         let nodes = FlatNodes::new(&data, 8, Metric::L2);
         let g = Graph::build(&nodes, &params(seed)).unwrap();
         assert_eq!(g.len(), n);
-        g.validate().unwrap_or_else(|e| panic!("n {n} seed {seed}: {e}"));
+        g.validate()
+            .unwrap_or_else(|e| panic!("n {n} seed {seed}: {e}"));
         if n > 0 {
             // Every node is found by searching for itself with a wide list.
             let mut s = SearchScratch::new();
             for i in 0..n as u32 {
-                let mut q = NodeQuery { nodes: &nodes, node: i };
+                let mut q = NodeQuery {
+                    nodes: &nodes,
+                    node: i,
+                };
                 let res = search_unfiltered(&g, &mut q, n.min(64), &mut s);
-                assert!(res.iter().any(|c| c.1 == i), "n {n} seed {seed}: node {i} not found");
+                assert!(
+                    res.iter().any(|c| c.1 == i),
+                    "n {n} seed {seed}: node {i} not found"
+                );
             }
         }
     }
@@ -195,11 +218,23 @@ fn invalid_params_are_rejected() {
     for p in [
         VamanaParams { r: 0, ..params(1) },
         VamanaParams { l: 0, ..params(1) },
-        VamanaParams { alpha: 0.9, ..params(1) },
-        VamanaParams { alpha: f32::NAN, ..params(1) },
-        VamanaParams { passes: 0, ..params(1) },
+        VamanaParams {
+            alpha: 0.9,
+            ..params(1)
+        },
+        VamanaParams {
+            alpha: f32::NAN,
+            ..params(1)
+        },
+        VamanaParams {
+            passes: 0,
+            ..params(1)
+        },
     ] {
-        assert!(matches!(Graph::build(&nodes, &p), Err(BuildError::InvalidParams(_))), "{p:?}");
+        assert!(
+            matches!(Graph::build(&nodes, &p), Err(BuildError::InvalidParams(_))),
+            "{p:?}"
+        );
     }
 }
 
@@ -215,18 +250,31 @@ fn build_is_deterministic() {
     assert!(a != c, "seed {seed}: another seed gave the same graph");
     #[cfg(feature = "parallel")]
     for threads in [1, 2, 3] {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         let t = pool.install(|| Graph::build(&nodes, &params(seed)).unwrap());
         assert!(a == t, "seed {seed}: build with {threads} threads differs");
     }
     // The empty start too.
-    let e = VamanaParams { start: StartGraph::Empty, passes: 1, ..params(seed) };
+    let e = VamanaParams {
+        start: StartGraph::Empty,
+        passes: 1,
+        ..params(seed)
+    };
     let a = Graph::build(&nodes, &e).unwrap();
     #[cfg(feature = "parallel")]
     for threads in [1, 2] {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         let t = pool.install(|| Graph::build(&nodes, &e).unwrap());
-        assert!(a == t, "seed {seed}: empty-start build with {threads} threads differs");
+        assert!(
+            a == t,
+            "seed {seed}: empty-start build with {threads} threads differs"
+        );
     }
 }
 
@@ -235,27 +283,59 @@ fn progress_and_cancellation() {
     let data = clustered(2_000, 8, 51);
     let nodes = FlatNodes::new(&data, 8, Metric::L2);
     let calls = std::sync::Mutex::new(Vec::new());
-    let p = VamanaParams { passes: 2, ..params(51) };
-    Graph::build_with(&nodes, &p, &|d, t| calls.lock().unwrap().push((d, t)), &AtomicBool::new(false))
-        .unwrap();
+    let p = VamanaParams {
+        passes: 2,
+        ..params(51)
+    };
+    Graph::build_with(
+        &nodes,
+        &p,
+        &|d, t| calls.lock().unwrap().push((d, t)),
+        &AtomicBool::new(false),
+    )
+    .unwrap();
     let calls = calls.into_inner().unwrap();
     assert_eq!(calls.first(), Some(&(0, 4_000)));
     assert_eq!(calls.last(), Some(&(4_000, 4_000)));
     let last = std::sync::Mutex::new((0, 0));
-    let e = VamanaParams { start: StartGraph::Empty, passes: 1, ..params(51) };
-    Graph::build_with(&nodes, &e, &|d, t| *last.lock().unwrap() = (d, t), &AtomicBool::new(false))
-        .unwrap();
+    let e = VamanaParams {
+        start: StartGraph::Empty,
+        passes: 1,
+        ..params(51)
+    };
+    Graph::build_with(
+        &nodes,
+        &e,
+        &|d, t| *last.lock().unwrap() = (d, t),
+        &AtomicBool::new(false),
+    )
+    .unwrap();
     assert_eq!(*last.lock().unwrap(), (2_000, 2_000));
     let one = FlatNodes::new(&data[..8], 8, Metric::L2);
-    Graph::build_with(&one, &e, &|d, t| *last.lock().unwrap() = (d, t), &AtomicBool::new(false))
-        .unwrap();
+    Graph::build_with(
+        &one,
+        &e,
+        &|d, t| *last.lock().unwrap() = (d, t),
+        &AtomicBool::new(false),
+    )
+    .unwrap();
     assert_eq!(*last.lock().unwrap(), (1, 1));
     let mut g = Graph::empty(8);
-    g.insert_batch(&[0], &one, &e, &|d, t| *last.lock().unwrap() = (d, t), &AtomicBool::new(false))
-        .unwrap();
+    g.insert_batch(
+        &[0],
+        &one,
+        &e,
+        &|d, t| *last.lock().unwrap() = (d, t),
+        &AtomicBool::new(false),
+    )
+    .unwrap();
     assert_eq!(*last.lock().unwrap(), (1, 1));
     assert!(calls.windows(2).all(|w| w[0].0 <= w[1].0));
-    assert!(calls.len() >= 50 && calls.len() <= 102, "{} progress calls", calls.len());
+    assert!(
+        calls.len() >= 50 && calls.len() <= 102,
+        "{} progress calls",
+        calls.len()
+    );
 
     let cancel = AtomicBool::new(false);
     let seen = AtomicUsize::new(0);
@@ -287,8 +367,14 @@ fn filter_is_never_violated() {
         let mut fq = FlatQuery::new(nodes, q);
         let res = search(&g, &mut fq, 40, &mut s, |v| v % 3 != 0);
         assert_eq!(res.len(), 40, "seed {seed} query {i}");
-        assert!(res.iter().all(|c| c.1 % 3 != 0), "seed {seed} query {i}: filtered node returned");
-        assert!(res.windows(2).all(|w| w[0].0 <= w[1].0), "seed {seed} query {i}: not sorted");
+        assert!(
+            res.iter().all(|c| c.1 % 3 != 0),
+            "seed {seed} query {i}: filtered node returned"
+        );
+        assert!(
+            res.windows(2).all(|w| w[0].0 <= w[1].0),
+            "seed {seed} query {i}: not sorted"
+        );
         assert_eq!(s.stats().distances, fq.count);
     }
     // With the filter, recall among accepted nodes stays high.
@@ -305,7 +391,10 @@ fn search_scratch_survives_epoch_wraparound() {
     let nodes = FlatNodes::new(&data, 8, Metric::L2);
     let g = Graph::build(&nodes, &params(71)).unwrap();
     let mut s = SearchScratch::new();
-    let mut q = NodeQuery { nodes: &nodes, node: 5 };
+    let mut q = NodeQuery {
+        nodes: &nodes,
+        node: 5,
+    };
     let want: Vec<(f32, u32)> = search_unfiltered(&g, &mut q, 20, &mut s).to_vec();
     for _ in 0..3 {
         s.epoch_for_tests(u32::MAX - 1);
@@ -333,9 +422,20 @@ fn robust_prune_applies_alpha_on_euclidean_distance() {
     ] {
         let nodes = FlatNodes::new(&data, 1, metric);
         let mut s = PruneScratch::default();
-        s.cand = vec![(nodes.distance(0, 1), 1), (nodes.distance(0, 2), 2), (0.0, 0)];
+        s.cand = vec![
+            (nodes.distance(0, 1), 1),
+            (nodes.distance(0, 2), 2),
+            (0.0, 0),
+        ];
         let mut out = Vec::new();
-        robust_prune(&nodes, 0, &mut s, Occlusion::new(nodes.alpha_rule(), alpha), 8, &mut out);
+        robust_prune(
+            &nodes,
+            0,
+            &mut s,
+            Occlusion::new(nodes.alpha_rule(), alpha),
+            8,
+            &mut out,
+        );
         assert_eq!(out.contains(&2), kept, "{metric} α={alpha}: {out:?}");
         assert_eq!(out[0], 1);
     }
@@ -345,16 +445,33 @@ fn robust_prune_applies_alpha_on_euclidean_distance() {
         let mut s = PruneScratch::default();
         s.cand = vec![(nodes.distance(0, 1), 1), (nodes.distance(0, 2), 2)];
         let mut out = Vec::new();
-        robust_prune(&nodes, 0, &mut s, Occlusion::new(AlphaRule::Squared, alpha), 8, &mut out);
+        robust_prune(
+            &nodes,
+            0,
+            &mut s,
+            Occlusion::new(AlphaRule::Squared, alpha),
+            8,
+            &mut out,
+        );
         assert_eq!(out.contains(&2), kept, "α={alpha}: {out:?}");
     }
     // R caps the output; duplicates and p are removed.
     let data: Vec<f32> = (0..10).map(|i| (i * i) as f32).collect();
     let nodes = FlatNodes::new(&data, 1, Metric::L2);
     let mut s = PruneScratch::default();
-    s.cand = (0..10).chain(3..6).map(|i| (nodes.distance(0, i), i)).collect();
+    s.cand = (0..10)
+        .chain(3..6)
+        .map(|i| (nodes.distance(0, i), i))
+        .collect();
     let mut out = Vec::new();
-    robust_prune(&nodes, 0, &mut s, Occlusion::new(AlphaRule::Squared, 100.0), 4, &mut out);
+    robust_prune(
+        &nodes,
+        0,
+        &mut s,
+        Occlusion::new(AlphaRule::Squared, 100.0),
+        4,
+        &mut out,
+    );
     assert_eq!(out, vec![1, 2, 3, 4]);
 }
 
@@ -373,17 +490,29 @@ fn inserts_after_build_keep_recall() {
         g.insert(i, &all, &p).unwrap();
     }
     let ids: Vec<u32> = (4_500..5_000).collect();
-    g.insert_batch(&ids, &all, &p, &|_, _| {}, &AtomicBool::new(false)).unwrap();
+    g.insert_batch(&ids, &all, &p, &|_, _| {}, &AtomicBool::new(false))
+        .unwrap();
     assert_eq!(g.len(), 5_000);
     g.validate().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
     let r = recall(&g, &all, &queries, 10, 64, |_| true);
     let fresh = Graph::build(&all, &p).unwrap();
     let rf = recall(&fresh, &all, &queries, 10, 64, |_| true);
     println!("after inserts {r:.4}, fresh build {rf:.4}");
-    assert!(r >= 0.95 && r >= rf - 0.01, "seed {seed}: recall {r:.4} (fresh {rf:.4})");
+    assert!(
+        r >= 0.95 && r >= rf - 0.01,
+        "seed {seed}: recall {r:.4} (fresh {rf:.4})"
+    );
     // Errors: a node with edges, a repeated id, a node beyond `nodes`.
     assert!(g.insert(3, &all, &p).is_err());
-    assert!(g.insert_batch(&[5_000, 5_000], &all, &p, &|_, _| {}, &AtomicBool::new(false)).is_err());
+    assert!(g
+        .insert_batch(
+            &[5_000, 5_000],
+            &all,
+            &p,
+            &|_, _| {},
+            &AtomicBool::new(false)
+        )
+        .is_err());
     assert!(g.insert(5_000, &all, &p).is_err());
     // Inserting into an empty graph.
     let mut e = Graph::empty(p.r);
@@ -424,13 +553,20 @@ fn churn_keeps_recall() {
         }
         let nodes = FlatNodes::new(&store, dim, Metric::L2);
         g.consolidate(&|v| dead[v as usize], &nodes, &p).unwrap();
-        g.validate().unwrap_or_else(|e| panic!("seed {seed} round {round}: {e}"));
-        assert!(!dead[g.entry_point() as usize], "seed {seed} round {round}: dead entry point");
+        g.validate()
+            .unwrap_or_else(|e| panic!("seed {seed} round {round}: {e}"));
+        assert!(
+            !dead[g.entry_point() as usize],
+            "seed {seed} round {round}: dead entry point"
+        );
         for v in 0..len as u32 {
             if dead[v as usize] {
                 assert_eq!(g.degree(v), 0);
             } else {
-                assert!(g.neighbors(v).iter().all(|&x| !dead[x as usize]), "edge to a dead node");
+                assert!(
+                    g.neighbors(v).iter().all(|&x| !dead[x as usize]),
+                    "edge to a dead node"
+                );
             }
         }
         // Re-insert as many new points: even rounds reuse the freed slots, odd rounds compact.
@@ -465,8 +601,10 @@ fn churn_keeps_recall() {
             (m..m + add as u32).collect()
         };
         let nodes = FlatNodes::new(&store, dim, Metric::L2);
-        g.insert_batch(&ids, &nodes, &p, &|_, _| {}, &AtomicBool::new(false)).unwrap();
-        g.validate().unwrap_or_else(|e| panic!("seed {seed} round {round}: {e}"));
+        g.insert_batch(&ids, &nodes, &p, &|_, _| {}, &AtomicBool::new(false))
+            .unwrap();
+        g.validate()
+            .unwrap_or_else(|e| panic!("seed {seed} round {round}: {e}"));
     }
     let nodes = FlatNodes::new(&store, dim, Metric::L2);
     let fresh = Graph::build(&nodes, &p).unwrap();
@@ -474,7 +612,10 @@ fn churn_keeps_recall() {
         let r = recall(&g, &nodes, &queries, 10, ef, |_| true);
         let rf = recall(&fresh, &nodes, &queries, 10, ef, |_| true);
         println!("ef {ef}: after churn {r:.4}, fresh {rf:.4}");
-        assert!(r >= rf - 0.01, "seed {seed} ef {ef}: churned recall {r:.4} vs fresh {rf:.4}");
+        assert!(
+            r >= rf - 0.01,
+            "seed {seed} ef {ef}: churned recall {r:.4} vs fresh {rf:.4}"
+        );
     }
 }
 

@@ -63,7 +63,9 @@ impl Graph {
             return Err(BuildError::TooManyNodes { n: max + 1 });
         }
         if max >= nodes.len() {
-            return Err(BuildError::InvalidParams("inserted node is not readable through `nodes`"));
+            return Err(BuildError::InvalidParams(
+                "inserted node is not readable through `nodes`",
+            ));
         }
         let n_old = self.len();
         let mut seen = vec![false; max + 1];
@@ -97,7 +99,15 @@ impl Graph {
         if slack {
             self.set_capacity(slack_capacity(self.r));
         }
-        let res = batcher.run(self, rest, &st, ids.len() - rest.len(), ids.len(), progress, cancel);
+        let res = batcher.run(
+            self,
+            rest,
+            &st,
+            ids.len() - rest.len(),
+            ids.len(),
+            progress,
+            cancel,
+        );
         if slack {
             prune_overfull(self, nodes, st.occ, &batcher.pool);
             self.set_capacity(self.r);
@@ -134,7 +144,9 @@ impl Graph {
         params.validate()?;
         let n = self.len();
         if nodes.len() < n {
-            return Err(BuildError::InvalidParams("`nodes` has fewer nodes than the graph"));
+            return Err(BuildError::InvalidParams(
+                "`nodes` has fewer nodes than the graph",
+            ));
         }
         if n == 0 {
             return Ok(0);
@@ -143,10 +155,20 @@ impl Graph {
 
         // A live entry point, found while the deleted nodes still route.
         if deleted(self.entry) {
-            let mut q = NodeQuery { nodes, node: self.entry };
+            let mut q = NodeQuery {
+                nodes,
+                node: self.entry,
+            };
             let live = |v: u32| !deleted(v);
             let best = pool.with(|w| {
-                walk::<_, _, true, false>(self, self.entry, &mut q, params.l.max(1), &mut w.search, &live);
+                walk::<_, _, true, false>(
+                    self,
+                    self.entry,
+                    &mut q,
+                    params.l.max(1),
+                    &mut w.search,
+                    &live,
+                );
                 w.search.results.first().map(|c| c.1)
             });
             if let Some(e) = best.or_else(|| (0..n as u32).find(|&v| !deleted(v))) {
@@ -188,7 +210,9 @@ impl Graph {
                                 if !deleted(v) {
                                     c.push(v);
                                 } else {
-                                    c.extend(g.neighbors(v).iter().filter(|&&x| x != p && !deleted(x)));
+                                    c.extend(
+                                        g.neighbors(v).iter().filter(|&&x| x != p && !deleted(x)),
+                                    );
                                 }
                             }
                             c.sort_unstable();

@@ -13,7 +13,10 @@ pub(crate) struct Adj {
 
 impl From<Vec<u32>> for Adj {
     fn from(owned: Vec<u32>) -> Adj {
-        Adj { owned, mapped: None }
+        Adj {
+            owned,
+            mapped: None,
+        }
     }
 }
 
@@ -65,7 +68,11 @@ impl Adj {
 
     /// Heap values held (0 when mapped).
     pub(crate) fn capacity(&self) -> usize {
-        if self.mapped.is_some() { 0 } else { self.owned.capacity() }
+        if self.mapped.is_some() {
+            0
+        } else {
+            self.owned.capacity()
+        }
     }
 }
 
@@ -113,7 +120,12 @@ impl Graph {
     }
 
     pub(crate) fn with_capacity(r: usize, cap: usize) -> Graph {
-        Graph { r, stride: cap + 1, adj: Adj::default(), entry: 0 }
+        Graph {
+            r,
+            stride: cap + 1,
+            adj: Adj::default(),
+            entry: 0,
+        }
     }
 
     /// Rebuilds a graph from its parts, e.g. after loading them from disk: maximum degree `r`,
@@ -138,7 +150,9 @@ impl Graph {
         }
         let total: u64 = degrees.iter().map(|&d| u64::from(d)).sum();
         if total != neighbors.len() as u64 {
-            return Err(BuildError::InvalidGraph("neighbour count does not match the degrees"));
+            return Err(BuildError::InvalidGraph(
+                "neighbour count does not match the degrees",
+            ));
         }
         if n > 0 && entry as usize >= n {
             return Err(BuildError::InvalidGraph("entry point out of range"));
@@ -187,7 +201,9 @@ impl Graph {
         }
         let values = adj.as_slice::<u32>().len();
         if adj.len() != values * 4 || !values.is_multiple_of(r + 1) {
-            return Err(BuildError::InvalidGraph("adjacency is not a whole number of rows"));
+            return Err(BuildError::InvalidGraph(
+                "adjacency is not a whole number of rows",
+            ));
         }
         let n = values / (r + 1);
         if n > MAX_NODES {
@@ -196,7 +212,15 @@ impl Graph {
         if n > 0 && entry as usize >= n {
             return Err(BuildError::InvalidGraph("entry point out of range"));
         }
-        Ok(Graph { r, stride: r + 1, adj: Adj { owned: Vec::new(), mapped: Some(adj) }, entry })
+        Ok(Graph {
+            r,
+            stride: r + 1,
+            adj: Adj {
+                owned: Vec::new(),
+                mapped: Some(adj),
+            },
+            entry,
+        })
     }
 
     /// Number of nodes.
@@ -258,7 +282,11 @@ impl Graph {
 
     /// Total number of edges.
     pub fn edge_count(&self) -> usize {
-        self.adj.iter().step_by(self.stride).map(|&d| d as usize).sum()
+        self.adj
+            .iter()
+            .step_by(self.stride)
+            .map(|&d| d as usize)
+            .sum()
     }
 
     /// Heap bytes used by the adjacency (`len() × (R + 1) × 4`).
@@ -294,7 +322,8 @@ impl Graph {
             for i in 0..n {
                 let d = self.adj[i * old] as usize;
                 debug_assert!(d <= cap);
-                self.adj.copy_within(i * old..i * old + 1 + d, i * new_stride);
+                self.adj
+                    .copy_within(i * old..i * old + 1 + d, i * new_stride);
             }
             self.adj.truncate(n * new_stride);
             self.adj.shrink_to_fit();
@@ -302,7 +331,8 @@ impl Graph {
             self.adj.resize(n * new_stride, 0);
             for i in (0..n).rev() {
                 let d = self.adj[i * old] as usize;
-                self.adj.copy_within(i * old..i * old + 1 + d, i * new_stride);
+                self.adj
+                    .copy_within(i * old..i * old + 1 + d, i * new_stride);
             }
         }
         self.stride = new_stride;
@@ -320,14 +350,18 @@ impl Graph {
     pub fn compact(&mut self, remap: &[u32]) -> Result<(), BuildError> {
         let n = self.len();
         if remap.len() != n {
-            return Err(BuildError::InvalidGraph("remap must have one entry per node"));
+            return Err(BuildError::InvalidGraph(
+                "remap must have one entry per node",
+            ));
         }
         let m = remap.iter().filter(|&&x| x != u32::MAX).count();
         let mut seen = vec![false; m];
         for &x in remap {
             if x != u32::MAX {
                 if x as usize >= m || seen[x as usize] {
-                    return Err(BuildError::InvalidGraph("remap is not a permutation of 0..m"));
+                    return Err(BuildError::InvalidGraph(
+                        "remap is not a permutation of 0..m",
+                    ));
                 }
                 seen[x as usize] = true;
             }

@@ -279,7 +279,13 @@ mod tests {
                 let kmax = (1u32 << (bits - 1)) - 1;
                 let abs: Vec<f64> = r.iter().map(|v| f64::from(v.abs())).collect();
                 let max_a = abs.iter().fold(0.0f64, |m, &a| m.max(a));
-                let (t, _) = sweep(&abs, kmax, 0.0, (f64::from(kmax) + N_ENUM) / max_a, &mut Vec::new());
+                let (t, _) = sweep(
+                    &abs,
+                    kmax,
+                    0.0,
+                    (f64::from(kmax) + N_ENUM) / max_a,
+                    &mut Vec::new(),
+                );
                 let mut u_full = vec![0u8; d];
                 for (o, &v) in u_full.iter_mut().zip(&r) {
                     let k = ((t * f64::from(v.abs())) as u32).min(kmax);
@@ -294,9 +300,16 @@ mod tests {
                     full >= want - 1e-12,
                     "bits {bits} d {d} kind {kind}: full sweep {full} < {want}"
                 );
-                assert!(got >= want - tol, "bits {bits} d {d} kind {kind}: {got} < {want}");
+                assert!(
+                    got >= want - tol,
+                    "bits {bits} d {d} kind {kind}: {got} < {want}"
+                );
                 let c = f64::from((1u32 << bits) - 1) / 2.0;
-                let ip: f64 = r.iter().zip(&u).map(|(&v, &u)| (f64::from(u) - c) * f64::from(v)).sum();
+                let ip: f64 = r
+                    .iter()
+                    .zip(&u)
+                    .map(|(&v, &u)| (f64::from(u) - c) * f64::from(v))
+                    .sum();
                 assert!((ip - s.ip_yr).abs() < 1e-9 * (1.0 + ip.abs()));
                 let sy: f64 = u.iter().map(|&u| f64::from(u) - c).sum();
                 assert!((sy - s.sum_y).abs() < 1e-9);

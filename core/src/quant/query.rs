@@ -160,18 +160,29 @@ impl PreparedQuery {
 /// Quantises `v` (`64·words` values) to `qbits`-bit unsigned integers, into `bytes` (one per
 /// coordinate) and as bit planes (`planes[b·words + w]`); returns `(lo, Δ, Σ qᵢ)`
 /// (module docs).
-pub(crate) fn quantize_query(v: &[f32], qbits: usize, bytes: &mut [u8], planes: &mut [u64]) -> (f32, f32, u64) {
+pub(crate) fn quantize_query(
+    v: &[f32],
+    qbits: usize,
+    bytes: &mut [u8],
+    planes: &mut [u64],
+) -> (f32, f32, u64) {
     let words = v.len() / 64;
     debug_assert_eq!(planes.len(), qbits * words);
     debug_assert_eq!(bytes.len(), v.len());
     let (lo, hi) = v
         .iter()
-        .fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &x| (l.min(x), h.max(x)));
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &x| {
+            (l.min(x), h.max(x))
+        });
     let levels = ((1u32 << qbits) - 1) as f32;
     let delta = (hi - lo) / levels;
     let inv = if delta > 0.0 { 1.0 / delta } else { 0.0 };
     let mut sum = 0u64;
-    for (w, (chunk, q)) in v.chunks_exact(64).zip(bytes.chunks_exact_mut(64)).enumerate() {
+    for (w, (chunk, q)) in v
+        .chunks_exact(64)
+        .zip(bytes.chunks_exact_mut(64))
+        .enumerate()
+    {
         for (qj, &x) in q.iter_mut().zip(chunk) {
             // x − lo ≥ 0, so adding ½ and truncating rounds half up
             let level = ((x - lo) * inv + 0.5).min(levels) as u8;

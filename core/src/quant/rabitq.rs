@@ -51,8 +51,8 @@ use super::kernels::{bit_kernels, BitKernels};
 use super::query::{quantize_query, PreparedQuery};
 use super::rotation::{Rotation, DEFAULT_ROUNDS};
 use crate::error::{Error, Result};
-use crate::types::Metric;
 use crate::region::Region;
+use crate::types::Metric;
 
 /// Default ε₀ of the RaBitQ error bound (RaBitQ-Library's `kConstEpsilon`). The bound is ε₀
 /// standard deviations of an error that is close to Gaussian, so ε₀ = 1.9 covers ≈ 94 % of pairs
@@ -205,9 +205,16 @@ impl RabitqIndex {
     ///   `u32::MAX` rows.
     /// * `HV_DIM_MISMATCH`: `data.len()` is not a multiple of `dim`.
     /// * `HV_INVALID_VECTOR`: a row holds NaN/±∞, or is all zeros under cosine.
-    pub fn encode_all(data: &[f32], dim: usize, metric: Metric, params: RabitqParams) -> Result<RabitqIndex> {
+    pub fn encode_all(
+        data: &[f32],
+        dim: usize,
+        metric: Metric,
+        params: RabitqParams,
+    ) -> Result<RabitqIndex> {
         if dim == 0 {
-            return Err(Error::invalid_argument("RaBitQ dimension must be at least 1"));
+            return Err(Error::invalid_argument(
+                "RaBitQ dimension must be at least 1",
+            ));
         }
         if !data.len().is_multiple_of(dim) {
             return Err(Error::DimMismatch {
@@ -222,7 +229,9 @@ impl RabitqIndex {
         let centroid = mean(data, dim, metric);
         let mut index = RabitqIndex::with_centroid(dim, metric, params, centroid)?;
         if n > u32::MAX as usize {
-            return Err(Error::invalid_argument("RaBitQ index holds at most 2^32 − 1 vectors"));
+            return Err(Error::invalid_argument(
+                "RaBitQ index holds at most 2^32 − 1 vectors",
+            ));
         }
         let mut storage = AlignedWords::default();
         storage.resize_zeroed(n * index.record_words);
@@ -236,7 +245,9 @@ impl RabitqIndex {
             records
                 .par_chunks_mut(rw)
                 .zip(data.par_chunks(dim))
-                .map_init(EncodeScratch::default, |s, (out, row)| parts.encode(row, s, out))
+                .map_init(EncodeScratch::default, |s, (out, row)| {
+                    parts.encode(row, s, out)
+                })
                 .reduce(|| 0.0, f32::max)
         };
         #[cfg(not(feature = "parallel"))]
@@ -261,7 +272,12 @@ impl RabitqIndex {
     /// # Errors
     /// As [`RabitqIndex::encode_all`] for `dim`, `metric` and `params`; `HV_DIM_MISMATCH` if
     /// `centroid.len() != dim`; `HV_INVALID_VECTOR` if the centroid is not finite.
-    pub fn with_centroid(dim: usize, metric: Metric, params: RabitqParams, centroid: Vec<f32>) -> Result<RabitqIndex> {
+    pub fn with_centroid(
+        dim: usize,
+        metric: Metric,
+        params: RabitqParams,
+        centroid: Vec<f32>,
+    ) -> Result<RabitqIndex> {
         params.validate()?;
         if metric == Metric::L1 {
             return Err(Error::invalid_argument(
@@ -269,7 +285,9 @@ impl RabitqIndex {
             ));
         }
         if dim == 0 {
-            return Err(Error::invalid_argument("RaBitQ dimension must be at least 1"));
+            return Err(Error::invalid_argument(
+                "RaBitQ dimension must be at least 1",
+            ));
         }
         if centroid.len() != dim {
             return Err(Error::DimMismatch {
@@ -318,7 +336,9 @@ impl RabitqIndex {
         records: &[u64],
     ) -> Result<RabitqIndex> {
         let mut index = RabitqIndex::with_centroid(dim, metric, params, centroid)?;
-        if !records.len().is_multiple_of(index.record_words) || records.len() / index.record_words > u32::MAX as usize {
+        if !records.len().is_multiple_of(index.record_words)
+            || records.len() / index.record_words > u32::MAX as usize
+        {
             return Err(Error::Corrupt(format!(
                 "RaBitQ records: {} words is not a whole number of {}-word records",
                 records.len(),
@@ -342,17 +362,37 @@ impl RabitqIndex {
     /// # Errors
     /// As [`RabitqIndex::with_centroid`]; `HV_CORRUPT` if the region is not a whole number of
     /// records or `norm_y_max` is not finite.
-    pub fn from_mapped(dim: usize, metric: Metric, params: RabitqParams, centroid: Vec<f32>, records: Region, norm_y_max: f32) -> Result<RabitqIndex> {
+    pub fn from_mapped(
+        dim: usize,
+        metric: Metric,
+        params: RabitqParams,
+        centroid: Vec<f32>,
+        records: Region,
+        norm_y_max: f32,
+    ) -> Result<RabitqIndex> {
         let mut index = RabitqIndex::with_centroid(dim, metric, params, centroid)?;
         let words = records.as_slice::<u64>().len();
-        if records.len() != words * 8 || !words.is_multiple_of(index.record_words) || words / index.record_words > u32::MAX as usize {
-            return Err(Error::Corrupt(format!("RaBitQ records: {} bytes is not a whole number of {}-word records", records.len(), index.record_words)));
+        if records.len() != words * 8
+            || !words.is_multiple_of(index.record_words)
+            || words / index.record_words > u32::MAX as usize
+        {
+            return Err(Error::Corrupt(format!(
+                "RaBitQ records: {} bytes is not a whole number of {}-word records",
+                records.len(),
+                index.record_words
+            )));
         }
         if !norm_y_max.is_finite() || norm_y_max < 0.0 {
-            return Err(Error::Corrupt(format!("RaBitQ records: stored code norm bound {norm_y_max} is invalid")));
+            return Err(Error::Corrupt(format!(
+                "RaBitQ records: stored code norm bound {norm_y_max} is invalid"
+            )));
         }
         index.len = words / index.record_words;
-        index.records = AlignedWords { lines: Vec::new(), len: words, mapped: Some(records) };
+        index.records = AlignedWords {
+            lines: Vec::new(),
+            len: words,
+            mapped: Some(records),
+        };
         index.norm_y_max = norm_y_max;
         Ok(index)
     }
@@ -371,15 +411,19 @@ impl RabitqIndex {
     pub fn push(&mut self, v: &[f32]) -> Result<u32> {
         self.check_input(v)?;
         if self.len >= u32::MAX as usize {
-            return Err(Error::invalid_argument("RaBitQ index holds at most 2^32 − 1 vectors"));
+            return Err(Error::invalid_argument(
+                "RaBitQ index holds at most 2^32 − 1 vectors",
+            ));
         }
         let id = self.len;
         let rw = self.record_words;
         let mut storage = std::mem::take(&mut self.records);
         storage.resize_zeroed((id + 1) * rw);
-        let norm_y = self
-            .parts()
-            .encode(v, &mut EncodeScratch::default(), &mut storage.as_mut_slice()[id * rw..]);
+        let norm_y = self.parts().encode(
+            v,
+            &mut EncodeScratch::default(),
+            &mut storage.as_mut_slice()[id * rw..],
+        );
         self.norm_y_max = self.norm_y_max.max(norm_y);
         self.records = storage;
         self.len = id + 1;
@@ -475,14 +519,25 @@ impl RabitqIndex {
     /// # Errors
     /// `HV_CORRUPT` naming the first bad value.
     pub fn validate(&self) -> Result<()> {
-        let norm_sq: f64 = self.centroid.iter().map(|&x| f64::from(x) * f64::from(x)).sum();
+        let norm_sq: f64 = self
+            .centroid
+            .iter()
+            .map(|&x| f64::from(x) * f64::from(x))
+            .sum();
         if norm_sq.is_nan() || norm_sq >= 1e30 {
-            return Err(Error::Corrupt(format!("RaBitQ centroid is not finite or too large (squared norm {norm_sq})")));
+            return Err(Error::Corrupt(format!(
+                "RaBitQ centroid is not finite or too large (squared norm {norm_sq})"
+            )));
         }
         for i in 0..self.len as u32 {
             let f = self.factors(i);
-            if ![f.add, f.rescale, f.sum_y, f.error].iter().all(|x| x.is_finite()) {
-                return Err(Error::Corrupt(format!("RaBitQ record {i} has a factor that is not finite")));
+            if ![f.add, f.rescale, f.sum_y, f.error]
+                .iter()
+                .all(|x| x.is_finite())
+            {
+                return Err(Error::Corrupt(format!(
+                    "RaBitQ record {i} has a factor that is not finite"
+                )));
             }
         }
         Ok(())
@@ -500,17 +555,25 @@ impl RabitqIndex {
     pub fn agreement(&self, i: u32, v: &[f32]) -> Result<f64> {
         self.check_input(v)?;
         let mut fresh = vec![0u64; self.record_words];
-        self.parts().encode(v, &mut EncodeScratch::default(), &mut fresh);
+        self.parts()
+            .encode(v, &mut EncodeScratch::default(), &mut fresh);
         let planes = self.bits * self.words;
         let stored = &self.record(i as usize)[..planes];
-        let differ: u32 = stored.iter().zip(&fresh[..planes]).map(|(a, b)| (a ^ b).count_ones()).sum();
+        let differ: u32 = stored
+            .iter()
+            .zip(&fresh[..planes])
+            .map(|(a, b)| (a ^ b).count_ones())
+            .sum();
         Ok(1.0 - f64::from(differ) / (planes * 64).max(1) as f64)
     }
 
     /// A vector this index can encode: `dim` values, finite (and not zero under cosine).
     fn check_input(&self, v: &[f32]) -> Result<()> {
         if v.len() != self.dim {
-            return Err(Error::DimMismatch { expected: self.dim, got: v.len() });
+            return Err(Error::DimMismatch {
+                expected: self.dim,
+                got: v.len(),
+            });
         }
         check_vector(v, self.metric, 0)
     }
@@ -592,7 +655,10 @@ impl RabitqIndex {
             });
         }
         check_vector(q, self.metric, 0)?;
-        if pq.centred.len() != self.dim || pq.rotated.len() != self.padded_dim || pq.bits != self.bits {
+        if pq.centred.len() != self.dim
+            || pq.rotated.len() != self.padded_dim
+            || pq.bits != self.bits
+        {
             *pq = self
                 .new_query_with_bits(pq.qbits as u8)
                 .unwrap_or_else(|_| self.new_query());
@@ -692,7 +758,8 @@ impl RabitqIndex {
     #[inline]
     pub fn will_need(&self, i: u32) {
         if (i as usize) < self.len {
-            self.records.will_need(i as usize * self.record_words, self.record_words);
+            self.records
+                .will_need(i as usize * self.record_words, self.record_words);
         }
     }
 
@@ -732,7 +799,11 @@ impl RabitqIndex {
     /// The record of vector `i`.
     #[inline]
     fn record(&self, i: usize) -> &[u64] {
-        assert!(i < self.len, "RaBitQ vector {i} out of range (len {})", self.len);
+        assert!(
+            i < self.len,
+            "RaBitQ vector {i} out of range (len {})",
+            self.len
+        );
         &self.records.as_slice()[i * self.record_words..(i + 1) * self.record_words]
     }
 
@@ -780,7 +851,11 @@ impl EncodeParts<'_> {
         let (planes, factors) = out.split_at_mut(bits * self.words);
         pack_planes(&s.codes, bits, planes);
         let scale: f64 = if self.metric == Metric::L2 { 2.0 } else { 1.0 };
-        let add = if self.metric == Metric::L2 { norm_sq } else { -c_dot_r };
+        let add = if self.metric == Metric::L2 {
+            norm_sq
+        } else {
+            -c_dot_r
+        };
         let (mut rescale, mut sum_y, mut error) = (0.0f64, 0.0f64, 0.0f64);
         if norm_sq > 0.0 && stats.ip_yr > 0.0 {
             rescale = -scale * norm_sq / stats.ip_yr;
@@ -789,8 +864,10 @@ impl EncodeParts<'_> {
             let eps = 1.0 / ((self.padded_dim as f64) - 1.0).max(1.0).sqrt();
             error = scale * norm_sq.sqrt() * (1.0 - cos * cos).max(0.0).sqrt() / cos * eps;
         }
-        factors[0] = u64::from((add as f32).to_bits()) | (u64::from((rescale as f32).to_bits()) << 32);
-        factors[1] = u64::from((sum_y as f32).to_bits()) | (u64::from((error as f32).to_bits()) << 32);
+        factors[0] =
+            u64::from((add as f32).to_bits()) | (u64::from((rescale as f32).to_bits()) << 32);
+        factors[1] =
+            u64::from((sum_y as f32).to_bits()) | (u64::from((error as f32).to_bits()) << 32);
         code_norm_y(planes, bits, self.words)
     }
 
@@ -842,7 +919,11 @@ fn code_norm_y(planes: &[u64], bits: usize, words: usize) -> f32 {
         sum_u += pa.iter().map(|w| u64::from(w.count_ones())).sum::<u64>() << (bits - 1 - a);
         for b in 0..bits {
             let pb = &planes[b * words..(b + 1) * words];
-            let both: u64 = pa.iter().zip(pb).map(|(x, y)| u64::from((x & y).count_ones())).sum();
+            let both: u64 = pa
+                .iter()
+                .zip(pb)
+                .map(|(x, y)| u64::from((x & y).count_ones()))
+                .sum();
             sum_u2 += both << (2 * bits - 2 - a - b);
         }
     }
@@ -855,7 +936,10 @@ fn code_norm_y(planes: &[u64], bits: usize, words: usize) -> f32 {
 
 /// `‖x‖` in `f64`.
 fn norm(x: &[f32]) -> f64 {
-    x.iter().map(|&v| f64::from(v) * f64::from(v)).sum::<f64>().sqrt()
+    x.iter()
+        .map(|&v| f64::from(v) * f64::from(v))
+        .sum::<f64>()
+        .sqrt()
 }
 
 /// Rejects non-finite vectors, and zero vectors under cosine.
@@ -881,7 +965,11 @@ fn mean(data: &[f32], dim: usize, metric: Metric) -> Vec<f32> {
     let mut sum = vec![0.0f64; dim];
     let mut n = 0usize;
     for row in data.chunks_exact(dim) {
-        let inv = if metric == Metric::Cosine { 1.0 / norm(row) } else { 1.0 };
+        let inv = if metric == Metric::Cosine {
+            1.0 / norm(row)
+        } else {
+            1.0
+        };
         for (s, &v) in sum.iter_mut().zip(row) {
             *s += f64::from(v) * inv;
         }

@@ -46,8 +46,8 @@
 //! `rounds · (b·log₂b + 2·padded_dim)` additions; about 3 µs at 384-d with 4 rounds. The state
 //! is the seed, the round count and `rounds · padded_dim` sign bits (regenerated from the seed).
 
-use crate::rng::SplitMix64;
 use crate::error::{Error, Result};
+use crate::rng::SplitMix64;
 
 /// Default number of rounds (sign flip + Hadamard + mix), as in RaBitQ-Library.
 pub const DEFAULT_ROUNDS: u8 = 4;
@@ -90,9 +90,16 @@ impl Rotation {
     /// # Errors
     /// `HV_INVALID_ARGUMENT` if `dim` is 0, `padded_dim` is not a multiple of 64 or is smaller
     /// than `dim`, or `rounds` > [`MAX_ROUNDS`].
-    pub fn with_padded_dim(dim: usize, padded_dim: usize, seed: u64, rounds: u8) -> Result<Rotation> {
+    pub fn with_padded_dim(
+        dim: usize,
+        padded_dim: usize,
+        seed: u64,
+        rounds: u8,
+    ) -> Result<Rotation> {
         if dim == 0 {
-            return Err(Error::invalid_argument("rotation dimension must be at least 1"));
+            return Err(Error::invalid_argument(
+                "rotation dimension must be at least 1",
+            ));
         }
         if padded_dim < dim || !padded_dim.is_multiple_of(64) {
             return Err(Error::invalid_argument(format!(
@@ -243,7 +250,10 @@ mod tests {
     use rand_chacha::ChaCha8Rng;
 
     fn dot(a: &[f32], b: &[f32]) -> f64 {
-        a.iter().zip(b).map(|(&x, &y)| f64::from(x) * f64::from(y)).sum()
+        a.iter()
+            .zip(b)
+            .map(|(&x, &y)| f64::from(x) * f64::from(y))
+            .sum()
     }
 
     #[test]
@@ -264,12 +274,16 @@ mod tests {
     #[test]
     fn orthogonal() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
-        for &dim in &[1usize, 3, 50, 64, 100, 128, 300, 384, 448, 768, 960, 1000, 1536] {
+        for &dim in &[
+            1usize, 3, 50, 64, 100, 128, 300, 384, 448, 768, 960, 1000, 1536,
+        ] {
             for rounds in [1u8, 2, 4, 7] {
                 let rot = Rotation::new(dim, 0xABCD ^ dim as u64, rounds).unwrap();
                 let p = rot.padded_dim();
                 let a: Vec<f32> = (0..dim).map(|_| rng.random_range(-1.0f32..1.0)).collect();
-                let b: Vec<f32> = (0..dim).map(|_| rng.random_range(-1.0f32..1.0) + 0.3).collect();
+                let b: Vec<f32> = (0..dim)
+                    .map(|_| rng.random_range(-1.0f32..1.0) + 0.3)
+                    .collect();
                 let (mut ra, mut rb) = (vec![0.0; p], vec![0.0; p]);
                 rot.apply(&a, &mut ra);
                 rot.apply(&b, &mut rb);
@@ -284,7 +298,10 @@ mod tests {
                 rot.apply_inverse(&mut ra);
                 for (i, &v) in ra.iter().enumerate() {
                     let want = if i < dim { a[i] } else { 0.0 };
-                    assert!((v - want).abs() <= 1e-5, "dim {dim} inverse at {i}: {v} vs {want}");
+                    assert!(
+                        (v - want).abs() <= 1e-5,
+                        "dim {dim} inverse at {i}: {v} vs {want}"
+                    );
                 }
             }
         }
@@ -297,7 +314,8 @@ mod tests {
     #[test]
     fn spreads_basis_vectors() {
         for &dim in &[64usize, 128, 384, 768, 960, 1536] {
-            for (rounds, mean_max, worst_max) in [(DEFAULT_ROUNDS, 6.0f32, 13.0f32), (8, 4.0, 6.5)] {
+            for (rounds, mean_max, worst_max) in [(DEFAULT_ROUNDS, 6.0f32, 13.0f32), (8, 4.0, 6.5)]
+            {
                 let rot = Rotation::new(dim, 42, rounds).unwrap();
                 let p = rot.padded_dim();
                 let mut out = vec![0.0; p];

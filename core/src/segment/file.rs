@@ -133,7 +133,9 @@ pub fn open_segment_file(
     // million rows take half a second. Exact scans read `vectors` through the first mapping,
     // which keeps the kernel's readahead. Only hints: a failure changes speed, not results.
     for r in seg.hot_regions() {
-        let _ = mapped.0.advise_range(memmap2::Advice::Random, r.offset(), r.len());
+        let _ = mapped
+            .0
+            .advise_range(memmap2::Advice::Random, r.offset(), r.len());
     }
     let _ = rows_map.advise(memmap2::Advice::Random);
     let seg = seg.with_rerank_backing(Arc::new(MmapBacking(rows_map)))?;
@@ -182,7 +184,9 @@ pub fn warm_up(segments: Vec<Arc<Segment>>) {
 
 fn warm_segment(weak: &std::sync::Weak<Segment>) {
     const PAGE: usize = 4096;
-    let Some(regions) = weak.upgrade().map(|s| s.hot_regions()) else { return };
+    let Some(regions) = weak.upgrade().map(|s| s.hot_regions()) else {
+        return;
+    };
     let mut from_medium = true;
     for r in regions {
         let len = r.len();
@@ -193,7 +197,10 @@ fn warm_segment(weak: &std::sync::Weak<Segment>) {
                 return;
             }
             let waited = std::time::Instant::now();
-            while from_medium && crate::ann::cold_searches_in_flight() > 0 && waited.elapsed() < WARM_YIELD {
+            while from_medium
+                && crate::ann::cold_searches_in_flight() > 0
+                && waited.elapsed() < WARM_YIELD
+            {
                 std::thread::sleep(std::time::Duration::from_micros(200));
             }
             let started = std::time::Instant::now();
@@ -202,7 +209,10 @@ fn warm_segment(weak: &std::sync::Weak<Segment>) {
                 r.will_need(at + m, WARM_CHUNK);
             }
             // wait for this chunk: one byte per page
-            let sum = r.bytes()[at..at + m].iter().step_by(PAGE).fold(0u8, |a, &b| a.wrapping_add(b));
+            let sum = r.bytes()[at..at + m]
+                .iter()
+                .step_by(PAGE)
+                .fold(0u8, |a, &b| a.wrapping_add(b));
             std::hint::black_box(sum);
             from_medium = started.elapsed() > WARM_CACHED;
             at += m;

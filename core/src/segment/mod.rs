@@ -54,8 +54,8 @@ mod write;
 
 #[cfg(feature = "durable")]
 pub use file::{
-    open_segment_file, parse_segment_file_name, segment_file_name, sync_dir, warm_up, write_segment_file,
-    SEGMENT_SUFFIX, TEMP_SUFFIX,
+    open_segment_file, parse_segment_file_name, segment_file_name, sync_dir, warm_up,
+    write_segment_file, SEGMENT_SUFFIX, TEMP_SUFFIX,
 };
 pub use write::{write_segment, SegmentRows};
 
@@ -444,7 +444,12 @@ impl Segment {
                 self.file_bytes
             )));
         }
-        let region = Region::new::<f32>(&backing, self.vectors.offset() as u64, self.vectors.len() as u64, "vectors")?;
+        let region = Region::new::<f32>(
+            &backing,
+            self.vectors.offset() as u64,
+            self.vectors.len() as u64,
+            "vectors",
+        )?;
         self.rerank_vectors = RecordPages::new(region, self.dim * 4);
         Ok(self)
     }
@@ -518,7 +523,11 @@ impl Segment {
     /// are read only by the rerank, a few per search). A memory-mapped file advises these for
     /// random access and reads them in the background after open (`warm_up`).
     pub fn hot_regions(&self) -> Vec<Region> {
-        self.bulk.iter().filter(|(s, _, _)| *s != S_VECTORS).map(|(_, r, _)| r.clone()).collect()
+        self.bulk
+            .iter()
+            .filter(|(s, _, _)| *s != S_VECTORS)
+            .map(|(_, r, _)| r.clone())
+            .collect()
     }
 
     /// The generation (its number in the manifest and its file name).
@@ -564,11 +573,26 @@ impl Segment {
 
     /// [`Segment::view`] for index searches: the same rows, read through the rerank mapping
     /// ([`Segment::with_rerank_backing`]).
-    pub fn index_view<'a>(&'a self, deleted: &'a [bool], kernels: &'static Kernels) -> FlatView<'a> {
-        self.view_of(self.rerank_vectors.region(), Some(&self.rerank_vectors), deleted, kernels)
+    pub fn index_view<'a>(
+        &'a self,
+        deleted: &'a [bool],
+        kernels: &'static Kernels,
+    ) -> FlatView<'a> {
+        self.view_of(
+            self.rerank_vectors.region(),
+            Some(&self.rerank_vectors),
+            deleted,
+            kernels,
+        )
     }
 
-    fn view_of<'a>(&'a self, vectors: &'a Region, pages: Option<&'a RecordPages>, deleted: &'a [bool], kernels: &'static Kernels) -> FlatView<'a> {
+    fn view_of<'a>(
+        &'a self,
+        vectors: &'a Region,
+        pages: Option<&'a RecordPages>,
+        deleted: &'a [bool],
+        kernels: &'static Kernels,
+    ) -> FlatView<'a> {
         FlatView {
             dim: self.dim,
             metric: self.metric,

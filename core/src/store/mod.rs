@@ -217,7 +217,12 @@ pub struct MemoryStore {
 impl MemoryStore {
     /// An empty store for `dim`-dimensional vectors under `metric`.
     pub fn new(dim: usize, metric: Metric) -> Self {
-        MemoryStore { dim, metric, records: BTreeMap::new(), segments: BTreeMap::new() }
+        MemoryStore {
+            dim,
+            metric,
+            records: BTreeMap::new(),
+            segments: BTreeMap::new(),
+        }
     }
 
     /// Number of stored records.
@@ -237,7 +242,15 @@ impl RecordStore for MemoryStore {
     }
 
     fn segments(&mut self) -> Result<Vec<ManifestEntry>> {
-        Ok(self.segments.iter().map(|(&generation, (rows, t))| ManifestEntry { generation, rows: *rows, tombstones: t.iter().copied().collect() }).collect())
+        Ok(self
+            .segments
+            .iter()
+            .map(|(&generation, (rows, t))| ManifestEntry {
+                generation,
+                rows: *rows,
+                tombstones: t.iter().copied().collect(),
+            })
+            .collect())
     }
 
     fn load(&mut self, sink: &mut dyn FnMut(StoredRecord) -> Result<()>) -> Result<()> {
@@ -252,8 +265,18 @@ impl RecordStore for MemoryStore {
     fn commit(&mut self, muts: &[Mutation<'_>]) -> Result<()> {
         for m in muts {
             match *m {
-                Mutation::Put { id, seq, vector, metadata } => {
-                    let rec = StoredRecord { id: id.clone(), seq, vector: vector.to_vec(), metadata: metadata.map(str::to_owned) };
+                Mutation::Put {
+                    id,
+                    seq,
+                    vector,
+                    metadata,
+                } => {
+                    let rec = StoredRecord {
+                        id: id.clone(),
+                        seq,
+                        vector: vector.to_vec(),
+                        metadata: metadata.map(str::to_owned),
+                    };
                     self.records.insert(encode_id(id), rec);
                 }
                 Mutation::Delete { id } => {
@@ -282,10 +305,18 @@ mod tests {
 
     #[test]
     fn id_keys_round_trip_and_differ_by_type() {
-        for id in [VectorId::Int(0), VectorId::Int(crate::types::MAX_SAFE_INTEGER), VectorId::from("7"), VectorId::from("")] {
+        for id in [
+            VectorId::Int(0),
+            VectorId::Int(crate::types::MAX_SAFE_INTEGER),
+            VectorId::from("7"),
+            VectorId::from(""),
+        ] {
             assert_eq!(decode_id(&encode_id(&id)), Some(id));
         }
-        assert_ne!(encode_id(&VectorId::Int(7)), encode_id(&VectorId::from("7")));
+        assert_ne!(
+            encode_id(&VectorId::Int(7)),
+            encode_id(&VectorId::from("7"))
+        );
         assert_eq!(decode_id(&[3, 1]), None);
         assert_eq!(decode_id(&[1, 0, 0]), None);
         assert_eq!(decode_id(&[]), None);
@@ -296,11 +327,24 @@ mod tests {
         let mut s = MemoryStore::new(1, Metric::L2);
         let (a, b) = (VectorId::from("a"), VectorId::Int(9));
         s.commit(&[
-            Mutation::Put { id: &a, seq: 5, vector: &[1.0], metadata: None },
-            Mutation::Put { id: &b, seq: 2, vector: &[2.0], metadata: Some("{}") },
+            Mutation::Put {
+                id: &a,
+                seq: 5,
+                vector: &[1.0],
+                metadata: None,
+            },
+            Mutation::Put {
+                id: &b,
+                seq: 2,
+                vector: &[2.0],
+                metadata: Some("{}"),
+            },
         ])
         .unwrap();
-        s.commit(&[Mutation::Delete { id: &VectorId::from("zz") }]).unwrap();
+        s.commit(&[Mutation::Delete {
+            id: &VectorId::from("zz"),
+        }])
+        .unwrap();
         let mut seen = Vec::new();
         s.load(&mut |r| {
             seen.push(r.seq);

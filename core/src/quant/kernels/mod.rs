@@ -106,8 +106,8 @@ static PORTABLE: BitKernels = BitKernels {
 pub fn bit_kernels() -> &'static BitKernels {
     static CHOSEN: OnceLock<&'static BitKernels> = OnceLock::new();
     CHOSEN.get_or_init(|| {
-        let forced =
-            std::env::var(crate::distance::KERNEL_ENV_VAR).is_ok_and(|v| v.trim().eq_ignore_ascii_case("scalar"));
+        let forced = std::env::var(crate::distance::KERNEL_ENV_VAR)
+            .is_ok_and(|v| v.trim().eq_ignore_ascii_case("scalar"));
         if forced {
             &PORTABLE
         } else {
@@ -170,7 +170,10 @@ pub fn reference_ip(code: &[u64], bits: usize, query: &[u64], qbits: usize) -> u
 /// plane, unrolled: `QB` is a constant) are ANDed and counted into `QB` register counters; the
 /// query is re-read from L1 for each data plane.
 #[inline(always)]
-pub(crate) fn ip_planes<const B: usize, const QB: usize>(code: &[u64], query: &QueryCode<'_>) -> u64 {
+pub(crate) fn ip_planes<const B: usize, const QB: usize>(
+    code: &[u64],
+    query: &QueryCode<'_>,
+) -> u64 {
     let query = query.planes;
     let words = query.len() / QB;
     debug_assert_eq!(code.len(), B * words);
@@ -213,7 +216,9 @@ mod tests {
                             match pattern {
                                 0 => rng.random(),
                                 1 => u64::MAX,
-                                _ => rng.random::<u64>() & rng.random::<u64>() & rng.random::<u64>(),
+                                _ => {
+                                    rng.random::<u64>() & rng.random::<u64>() & rng.random::<u64>()
+                                }
                             }
                         };
                         let code: Vec<u64> = (0..bits * words).map(|_| gen(&mut rng)).collect();
@@ -227,7 +232,8 @@ mod tests {
                             sum,
                         };
                         if pattern == 1 {
-                            let max = ((1u64 << bits) - 1) * ((1u64 << qbits) - 1) * 64 * words as u64;
+                            let max =
+                                ((1u64 << bits) - 1) * ((1u64 << qbits) - 1) * 64 * words as u64;
                             assert_eq!(want, max);
                         }
                         for set in &sets {
@@ -250,7 +256,9 @@ mod tests {
         let mut out = Vec::new();
         for w in 0..words {
             for j in 0..64 {
-                out.push((0..qbits).fold(0u8, |acc, b| acc | ((((planes[b * words + w] >> j) & 1) as u8) << b)));
+                out.push((0..qbits).fold(0u8, |acc, b| {
+                    acc | ((((planes[b * words + w] >> j) & 1) as u8) << b)
+                }));
             }
         }
         out
@@ -261,7 +269,9 @@ mod tests {
         let name = bit_kernels().name;
         assert!(available_bit_kernels().iter().any(|s| s.name == name));
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("popcnt") && std::env::var(crate::distance::KERNEL_ENV_VAR).is_err() {
+        if std::is_x86_feature_detected!("popcnt")
+            && std::env::var(crate::distance::KERNEL_ENV_VAR).is_err()
+        {
             assert_eq!(
                 name,
                 if std::is_x86_feature_detected!("avx2") {

@@ -94,7 +94,8 @@ fn expand_bits(bits: u32, shuffle: __m256i, select: __m256i) -> __m256i {
 #[target_feature(enable = "avx2")]
 fn expand_constants() -> (__m256i, __m256i) {
     let shuffle = _mm256_setr_epi8(
-        0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3,
+        0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3,
+        3, 3,
     );
     let select = _mm256_set1_epi64x(0x8040_2010_0804_0201_u64 as i64);
     (shuffle, select)
@@ -118,7 +119,10 @@ fn ip_avx2_one_bit(code: &[u64], bytes: &[u8]) -> u64 {
     let mut acc = zero;
     for (&c, q) in code.iter().zip(bytes.chunks_exact(64)) {
         let lo = _mm256_and_si256(expand_bits(c as u32, shuffle, select), load32(&q[..32]));
-        let hi = _mm256_and_si256(expand_bits((c >> 32) as u32, shuffle, select), load32(&q[32..]));
+        let hi = _mm256_and_si256(
+            expand_bits((c >> 32) as u32, shuffle, select),
+            load32(&q[32..]),
+        );
         acc = _mm256_add_epi64(acc, _mm256_sad_epu8(lo, zero));
         acc = _mm256_add_epi64(acc, _mm256_sad_epu8(hi, zero));
     }
@@ -150,7 +154,10 @@ fn ip_avx2_multi_bit<const B: usize>(code: &[u64], query: &QueryCode<'_>) -> u64
             let mut u = _mm256_setzero_si256();
             for a in 0..B {
                 let bits = (c[a] >> (32 * half)) as u32;
-                u = _mm256_or_si256(u, _mm256_and_si256(expand_bits(bits, shuffle, select), weights[a]));
+                u = _mm256_or_si256(
+                    u,
+                    _mm256_and_si256(expand_bits(bits, shuffle, select), weights[a]),
+                );
             }
             let centred = _mm256_sub_epi8(u, offset); // uᵢ − 2^(B−1) as i8
             let pairs = _mm256_maddubs_epi16(load32(&q[32 * half..]), centred);
@@ -187,7 +194,13 @@ mod tests {
                         continue;
                     }
                     for pattern in 0..2 {
-                        let mut gen = || if pattern == 0 { rng.random::<u64>() } else { u64::MAX };
+                        let mut gen = || {
+                            if pattern == 0 {
+                                rng.random::<u64>()
+                            } else {
+                                u64::MAX
+                            }
+                        };
                         let code: Vec<u64> = (0..bits * words).map(|_| gen()).collect();
                         let planes: Vec<u64> = (0..qbits * words).map(|_| gen()).collect();
                         let bytes = planes_to_bytes(&planes, qbits);

@@ -82,7 +82,13 @@ fn error_stats(index: &RabitqIndex, queries: &[f32], exact: &[f64]) -> (f64, f64
         }
     }
     let spread = (sum_x2 / n - (sum_x / n).powi(2)).max(0.0).sqrt();
-    (sum_e / n, (sum_e2 / n).sqrt(), spread, inside / n, inside3 / n)
+    (
+        sum_e / n,
+        (sum_e2 / n).sqrt(),
+        spread,
+        inside / n,
+        inside3 / n,
+    )
 }
 
 /// The estimator is unbiased over random rotations (the mean error of 6 seeds is within noise
@@ -101,7 +107,8 @@ fn unbiased_and_sharpening_with_bits() {
         let exact = exact_all(metric, &data, &queries, dim);
         let mut prev_rel = f64::INFINITY;
         for bits in 1..=8u8 {
-            let (mut means, mut rel, mut rms_sum, mut inside, mut inside3) = (Vec::new(), 0.0, 0.0, 0.0f64, 0.0f64);
+            let (mut means, mut rel, mut rms_sum, mut inside, mut inside3) =
+                (Vec::new(), 0.0, 0.0, 0.0f64, 0.0f64);
             for seed in 0..SEEDS {
                 let params = RabitqParams::new(bits).with_query_bits(8).with_seed(seed);
                 let index = RabitqIndex::encode_all(&data, dim, metric, params).unwrap();
@@ -113,7 +120,8 @@ fn unbiased_and_sharpening_with_bits() {
                 inside3 += ins3 / SEEDS as f64;
             }
             let m = means.iter().sum::<f64>() / SEEDS as f64;
-            let sd = (means.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (SEEDS - 1) as f64).sqrt();
+            let sd =
+                (means.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (SEEDS - 1) as f64).sqrt();
             let se = sd / (SEEDS as f64).sqrt();
             eprintln!(
                 "{metric:?} d{dim} bits {bits}: mean {m:+.5} (se {se:.5}) rms {rms_sum:.5} rel {rel:.4} \
@@ -123,7 +131,10 @@ fn unbiased_and_sharpening_with_bits() {
                 m.abs() <= 4.0 * se + 0.002 * rms_sum,
                 "{metric:?} bits {bits}: bias {m} (se {se})"
             );
-            assert!(rel < prev_rel, "{metric:?} bits {bits}: rel error {rel} >= {prev_rel}");
+            assert!(
+                rel < prev_rel,
+                "{metric:?} bits {bits}: rel error {rel} >= {prev_rel}"
+            );
             assert!(
                 inside >= 0.90,
                 "{metric:?} bits {bits}: only {inside} within the bound at 1.9"
@@ -134,7 +145,10 @@ fn unbiased_and_sharpening_with_bits() {
             );
             prev_rel = rel;
         }
-        assert!(prev_rel < 0.01, "{metric:?}: 8-bit relative error {prev_rel}");
+        assert!(
+            prev_rel < 0.01,
+            "{metric:?}: 8-bit relative error {prev_rel}"
+        );
     }
 }
 
@@ -147,7 +161,8 @@ fn default_query_bits_sharpen() {
     let exact = exact_all(Metric::L2, &data, &queries, dim);
     let mut prev = f64::INFINITY;
     for bits in 1..=8u8 {
-        let index = RabitqIndex::encode_all(&data, dim, Metric::L2, RabitqParams::new(bits)).unwrap();
+        let index =
+            RabitqIndex::encode_all(&data, dim, Metric::L2, RabitqParams::new(bits)).unwrap();
         let (mean, rms, spread, inside, inside3) = error_stats(&index, &queries, &exact);
         eprintln!(
             "default qbits, bits {bits}: mean {mean:+.5} rel {:.4} in-bound {inside:.4} / {inside3:.4}",
@@ -165,11 +180,16 @@ fn first_plane_is_sign_code() {
     let dim = 100;
     let data = clustered(50, dim, 5);
     for bits in [1u8, 2, 4, 8] {
-        let index = RabitqIndex::encode_all(&data, dim, Metric::L2, RabitqParams::new(bits)).unwrap();
+        let index =
+            RabitqIndex::encode_all(&data, dim, Metric::L2, RabitqParams::new(bits)).unwrap();
         let p = index.padded_dim();
         let mut rot = vec![0.0; p];
         for (i, x) in data.chunks_exact(dim).enumerate() {
-            let r: Vec<f32> = x.iter().zip(index.centroid()).map(|(&v, &c)| v - c).collect();
+            let r: Vec<f32> = x
+                .iter()
+                .zip(index.centroid())
+                .map(|(&v, &c)| v - c)
+                .collect();
             index.rotation().apply(&r, &mut rot);
             let code = index.code(i as u32);
             assert_eq!(code.len(), usize::from(bits) * p / 64);
@@ -197,7 +217,8 @@ fn reconstruction_error_decreases_with_bits() {
     let data = clustered(100, dim, 6);
     let mut prev = f64::INFINITY;
     for bits in 1..=8u8 {
-        let index = RabitqIndex::encode_all(&data, dim, Metric::L2, RabitqParams::new(bits)).unwrap();
+        let index =
+            RabitqIndex::encode_all(&data, dim, Metric::L2, RabitqParams::new(bits)).unwrap();
         let parts = index.parts();
         let mut s = EncodeScratch::default();
         let mut total = 0.0f64;
@@ -207,10 +228,16 @@ fn reconstruction_error_decreases_with_bits() {
             let mut planes = vec![0u64; usize::from(bits) * index.padded_dim() / 64];
             pack_planes(&s.codes, usize::from(bits), &mut planes);
             let ny = code_norm_y(&planes, usize::from(bits), index.padded_dim() / 64);
-            assert!((f64::from(ny) - stats.norm_y_sq.sqrt()).abs() <= 1e-5 * stats.norm_y_sq.sqrt());
+            assert!(
+                (f64::from(ny) - stats.norm_y_sq.sqrt()).abs() <= 1e-5 * stats.norm_y_sq.sqrt()
+            );
             let c = f64::from((1u32 << bits) - 1) / 2.0;
             let scale = stats.ip_yr / stats.norm_y_sq;
-            let mut y: Vec<f32> = s.codes.iter().map(|&u| ((f64::from(u) - c) * scale) as f32).collect();
+            let mut y: Vec<f32> = s
+                .codes
+                .iter()
+                .map(|&u| ((f64::from(u) - c) * scale) as f32)
+                .collect();
             index.rotation().apply_inverse(&mut y);
             total += x
                 .iter()
@@ -238,14 +265,17 @@ fn deterministic_and_parallel_equals_sequential() {
             let a = RabitqIndex::encode_all(&data, dim, metric, params).unwrap();
             let b = RabitqIndex::encode_all(&data, dim, metric, params).unwrap();
             assert_eq!(a.records(), b.records());
-            let mut c = RabitqIndex::with_centroid(dim, metric, params, a.centroid().to_vec()).unwrap();
+            let mut c =
+                RabitqIndex::with_centroid(dim, metric, params, a.centroid().to_vec()).unwrap();
             for (i, x) in data.chunks_exact(dim).enumerate() {
                 assert_eq!(c.push(x).unwrap(), i as u32);
             }
             assert_eq!(a.records(), c.records());
             let d = RabitqIndex::encode_all(&data, dim, metric, params.with_seed(99)).unwrap();
             assert_ne!(a.records(), d.records());
-            let e = RabitqIndex::from_parts(dim, metric, params, a.centroid().to_vec(), a.records()).unwrap();
+            let e =
+                RabitqIndex::from_parts(dim, metric, params, a.centroid().to_vec(), a.records())
+                    .unwrap();
             assert_eq!(e.len(), a.len());
             let pq = a.prepare(&data[..dim]).unwrap();
             for i in [0u32, 5, 299] {
@@ -271,15 +301,24 @@ fn kernel_sets_agree_on_estimates() {
         let bits = (dim % 8 + 1) as u8;
         let qbits = ((dim / 8) % 8 + 1) as u8;
         let data: Vec<f32> = (0..8 * dim).map(|_| gauss(&mut rng)).collect();
-        let index =
-            RabitqIndex::encode_all(&data, dim, Metric::L2, RabitqParams::new(bits).with_query_bits(qbits)).unwrap();
+        let index = RabitqIndex::encode_all(
+            &data,
+            dim,
+            Metric::L2,
+            RabitqParams::new(bits).with_query_bits(qbits),
+        )
+        .unwrap();
         let q: Vec<f32> = (0..dim).map(|_| gauss(&mut rng)).collect();
         let mut pq = index.prepare(&q).unwrap();
         let want: Vec<u32> = (0..8).map(|i| index.estimate(&pq, i).to_bits()).collect();
         for set in &sets {
             pq.set_kernels(set);
             let got: Vec<u32> = (0..8).map(|i| index.estimate(&pq, i).to_bits()).collect();
-            assert_eq!(got, want, "set {} dim {dim} bits {bits} qbits {qbits}", set.name);
+            assert_eq!(
+                got, want,
+                "set {} dim {dim} bits {bits} qbits {qbits}",
+                set.name
+            );
         }
     }
 }
@@ -302,9 +341,12 @@ fn exact_cases() {
     let est = f64::from(index.estimate(&pq, 9));
     assert!((est - ex).abs() <= 1e-3 * ex.max(1.0), "{est} vs {ex}");
     for bits in 1..=8 {
-        let index = RabitqIndex::encode_all(&data, dim, Metric::L2, RabitqParams::new(bits)).unwrap();
+        let index =
+            RabitqIndex::encode_all(&data, dim, Metric::L2, RabitqParams::new(bits)).unwrap();
         for i in 0..9u32 {
-            let pq = index.prepare(&data[i as usize * dim..(i as usize + 1) * dim]).unwrap();
+            let pq = index
+                .prepare(&data[i as usize * dim..(i as usize + 1) * dim])
+                .unwrap();
             let (e, b) = index.estimate_with_bound(&pq, i);
             assert!(e.abs() <= b + 1e-4, "bits {bits} vector {i}: {e} ± {b}");
         }
@@ -316,23 +358,48 @@ fn rejects_bad_input() {
     let data = vec![1.0f32; 8];
     let code = |r: Result<RabitqIndex>| r.unwrap_err().code().as_str();
     assert_eq!(
-        code(RabitqIndex::encode_all(&data, 4, Metric::L1, RabitqParams::new(1))),
+        code(RabitqIndex::encode_all(
+            &data,
+            4,
+            Metric::L1,
+            RabitqParams::new(1)
+        )),
         "HV_INVALID_ARGUMENT"
     );
     assert_eq!(
-        code(RabitqIndex::encode_all(&data, 3, Metric::L2, RabitqParams::new(1))),
+        code(RabitqIndex::encode_all(
+            &data,
+            3,
+            Metric::L2,
+            RabitqParams::new(1)
+        )),
         "HV_DIM_MISMATCH"
     );
     assert_eq!(
-        code(RabitqIndex::encode_all(&data, 0, Metric::L2, RabitqParams::new(1))),
+        code(RabitqIndex::encode_all(
+            &data,
+            0,
+            Metric::L2,
+            RabitqParams::new(1)
+        )),
         "HV_INVALID_ARGUMENT"
     );
     assert_eq!(
-        code(RabitqIndex::encode_all(&data, 4, Metric::L2, RabitqParams::new(0))),
+        code(RabitqIndex::encode_all(
+            &data,
+            4,
+            Metric::L2,
+            RabitqParams::new(0)
+        )),
         "HV_INVALID_ARGUMENT"
     );
     assert_eq!(
-        code(RabitqIndex::encode_all(&data, 4, Metric::L2, RabitqParams::new(9))),
+        code(RabitqIndex::encode_all(
+            &data,
+            4,
+            Metric::L2,
+            RabitqParams::new(9)
+        )),
         "HV_INVALID_ARGUMENT"
     );
     let bad_q = RabitqParams::new(2).with_query_bits(9);
@@ -343,24 +410,47 @@ fn rejects_bad_input() {
     let mut zeros = data.clone();
     zeros[4..].fill(0.0);
     assert_eq!(
-        code(RabitqIndex::encode_all(&zeros, 4, Metric::Cosine, RabitqParams::new(1))),
+        code(RabitqIndex::encode_all(
+            &zeros,
+            4,
+            Metric::Cosine,
+            RabitqParams::new(1)
+        )),
         "HV_INVALID_VECTOR"
     );
     let mut nan = data.clone();
     nan[5] = f32::NAN;
     assert_eq!(
-        code(RabitqIndex::encode_all(&nan, 4, Metric::L2, RabitqParams::new(1))),
+        code(RabitqIndex::encode_all(
+            &nan,
+            4,
+            Metric::L2,
+            RabitqParams::new(1)
+        )),
         "HV_INVALID_VECTOR"
     );
-    let mut index = RabitqIndex::encode_all(&data, 4, Metric::Cosine, RabitqParams::new(1)).unwrap();
-    assert_eq!(index.push(&[1.0; 3]).unwrap_err().code().as_str(), "HV_DIM_MISMATCH");
-    assert_eq!(index.push(&[0.0; 4]).unwrap_err().code().as_str(), "HV_INVALID_VECTOR");
+    let mut index =
+        RabitqIndex::encode_all(&data, 4, Metric::Cosine, RabitqParams::new(1)).unwrap();
+    assert_eq!(
+        index.push(&[1.0; 3]).unwrap_err().code().as_str(),
+        "HV_DIM_MISMATCH"
+    );
+    assert_eq!(
+        index.push(&[0.0; 4]).unwrap_err().code().as_str(),
+        "HV_INVALID_VECTOR"
+    );
     assert_eq!(
         index.prepare(&[0.0; 4]).unwrap_err().code().as_str(),
         "HV_INVALID_VECTOR"
     );
-    assert_eq!(index.prepare(&[1.0; 5]).unwrap_err().code().as_str(), "HV_DIM_MISMATCH");
-    assert!(RabitqIndex::from_parts(4, Metric::L2, RabitqParams::new(1), vec![0.0; 4], &[0; 5]).is_err());
+    assert_eq!(
+        index.prepare(&[1.0; 5]).unwrap_err().code().as_str(),
+        "HV_DIM_MISMATCH"
+    );
+    assert!(
+        RabitqIndex::from_parts(4, Metric::L2, RabitqParams::new(1), vec![0.0; 4], &[0; 5])
+            .is_err()
+    );
     // empty index
     let empty = RabitqIndex::encode_all(&[], 4, Metric::L2, RabitqParams::new(3)).unwrap();
     assert!(empty.is_empty());
@@ -378,7 +468,10 @@ fn prepare_into_reuses_buffers() {
     let ptrs = (pq.rotated.as_ptr(), pq.planes.as_ptr(), pq.centred.as_ptr());
     for q in data.chunks_exact(dim) {
         index.prepare_into(q, &mut pq).unwrap();
-        assert_eq!(ptrs, (pq.rotated.as_ptr(), pq.planes.as_ptr(), pq.centred.as_ptr()));
+        assert_eq!(
+            ptrs,
+            (pq.rotated.as_ptr(), pq.planes.as_ptr(), pq.centred.as_ptr())
+        );
     }
     // records start on a cache line
     assert_eq!(index.records().as_ptr() as usize % 64, 0);
