@@ -80,7 +80,7 @@ impl CoreCollection {
 
     /// A versioned binary snapshot of the records and the index graph.
     #[wasm_bindgen(js_name = toBytes)]
-    pub fn to_bytes(&mut self) -> Result<Vec<u8>, JsValue> {
+    pub fn snapshot_bytes(&mut self) -> Result<Vec<u8>, JsValue> {
         self.col_mut()?.to_bytes().map_err(err)
     }
 

@@ -33,15 +33,17 @@ pub mod segment;
 pub mod snapshot;
 pub mod store;
 pub mod types;
+pub mod vector;
 
 pub use ann::{default_bits, AnnIndex, IndexParams, AUTO_BITS, RERANK_EPSILON0};
 pub use collection::{
     Collection, PreparedWrite, SearchHit, SearchOptions, Stats, WriteKind, DEFAULT_EF,
-    FLAT_THRESHOLD, MAX_DIM, MIN_COSINE_NORM,
+    FLAT_THRESHOLD, MAX_DIM,
 };
 pub use distance::{kernels, Kernels};
 pub use error::{Error, ErrorCode, Result};
 pub use types::{split_utf16, Metric, VectorId, MAX_SAFE_INTEGER};
+pub use vector::MIN_COSINE_NORM;
 
 /// Threads used by batch search: the rayon pool's size natively, 1 without the `parallel` feature.
 pub fn parallelism() -> usize {

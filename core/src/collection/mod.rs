@@ -253,18 +253,6 @@ impl PreparedWrite {
     }
 }
 
-/// Smallest norm a vector may have under the cosine metric. Below it the direction cannot be
-/// computed reliably in `f32` (products underflow), so such vectors are rejected like zero ones.
-pub const MIN_COSINE_NORM: f64 = 1e-30;
-
-/// Euclidean norm computed in f64 (no overflow or underflow for any finite `f32` input).
-fn norm_f64(v: &[f32]) -> f64 {
-    v.iter()
-        .map(|&x| (x as f64) * (x as f64))
-        .sum::<f64>()
-        .sqrt()
-}
-
 impl Collection {
     /// An empty collection of `dim`-dimensional vectors compared with `metric`.
     ///
@@ -361,37 +349,10 @@ impl Collection {
         }
     }
 
-    /// Checks one vector: length, finiteness, and (cosine) a usable norm. Returns 1/‖x‖ for
-    /// cosine (computed in f64), 1 otherwise.
+    /// Checks one vector against this collection's dimension and metric
+    /// ([`crate::vector::check_vector`]); returns 1/‖x‖ for cosine, 1 otherwise.
     fn check_vector(&self, v: &[f32], index: usize) -> Result<f32> {
-        if v.len() != self.dim {
-            return Err(Error::DimMismatch {
-                expected: self.dim,
-                got: v.len(),
-            });
-        }
-        if let Some(pos) = v.iter().position(|x| !x.is_finite()) {
-            return Err(Error::InvalidVector {
-                index,
-                reason: format!("component {pos} is {}", v[pos]),
-            });
-        }
-        if self.metric == Metric::Cosine {
-            let norm = norm_f64(v);
-            if norm < MIN_COSINE_NORM {
-                return Err(Error::InvalidVector {
-                    index,
-                    reason: if norm == 0.0 {
-                        "all components are zero, which has no direction under the cosine metric"
-                            .into()
-                    } else {
-                        format!("its norm {norm:e} is below {MIN_COSINE_NORM:e}, too small for a reliable direction in f32")
-                    },
-                });
-            }
-            return Ok((1.0 / norm) as f32);
-        }
-        Ok(1.0)
+        crate::vector::check_vector(v, self.dim, self.metric, index)
     }
 
     /// Validates a write (counts, dimension, values, metadata JSON, ids unique within the batch

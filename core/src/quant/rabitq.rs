@@ -934,29 +934,12 @@ fn code_norm_y(planes: &[u64], bits: usize, words: usize) -> f32 {
     ((four as f64).sqrt() / 2.0) as f32
 }
 
-/// `‖x‖` in `f64`.
-fn norm(x: &[f32]) -> f64 {
-    x.iter()
-        .map(|&v| f64::from(v) * f64::from(v))
-        .sum::<f64>()
-        .sqrt()
-}
+use crate::vector::norm_f64 as norm;
 
-/// Rejects non-finite vectors, and zero vectors under cosine.
+/// Rejects non-finite vectors, and zero or too small vectors under cosine
+/// ([`crate::vector::check_vector`]).
 fn check_vector(x: &[f32], metric: Metric, index: usize) -> Result<()> {
-    if let Some(p) = x.iter().position(|v| !v.is_finite()) {
-        return Err(Error::InvalidVector {
-            index,
-            reason: format!("component {p} is {}", x[p]),
-        });
-    }
-    if metric == Metric::Cosine && x.iter().all(|&v| v == 0.0) {
-        return Err(Error::InvalidVector {
-            index,
-            reason: "all zeros under the cosine metric".into(),
-        });
-    }
-    Ok(())
+    crate::vector::check_vector(x, x.len(), metric, index).map(|_| ())
 }
 
 /// Mean of the rows (unit-normalised for cosine), summed in `f64` in row order (so the result

@@ -1,0 +1,91 @@
+//! The one check of a vector's values, shared by every layer that accepts vectors (collection
+//! writes and queries, restores, segments, RaBitQ encoding), so all of them reject the same inputs
+//! with the same error.
+
+use crate::error::{Error, Result};
+use crate::types::Metric;
+
+/// Smallest norm a vector may have under the cosine metric. Below it the direction cannot be
+/// computed reliably in `f32` (products underflow), so such vectors are rejected like zero ones.
+pub const MIN_COSINE_NORM: f64 = 1e-30;
+
+/// Euclidean norm `‖x‖` computed in `f64` (no overflow or underflow for any finite `f32` input).
+pub(crate) fn norm_f64(v: &[f32]) -> f64 {
+    v.iter()
+        .map(|&x| f64::from(x) * f64::from(x))
+        .sum::<f64>()
+        .sqrt()
+}
+
+/// Checks one vector: length `dim`, every component finite, and under cosine a norm of at least
+/// [`MIN_COSINE_NORM`]. `index` is the vector's position in its batch, named in the error.
+///
+/// Returns `1/‖x‖` (computed in `f64`) under cosine, `1` otherwise.
+///
+/// Errors: `HV_DIM_MISMATCH` (wrong length), `HV_INVALID_VECTOR` (NaN, ±∞, zero or too small a
+/// norm under cosine).
+pub(crate) fn check_vector(v: &[f32], dim: usize, metric: Metric, index: usize) -> Result<f32> {
+    if v.len() != dim {
+        return Err(Error::DimMismatch {
+            expected: dim,
+            got: v.len(),
+        });
+    }
+    if let Some(pos) = v.iter().position(|x| !x.is_finite()) {
+        return Err(Error::InvalidVector {
+            index,
+            reason: format!("component {pos} is {}", v[pos]),
+        });
+    }
+    if metric == Metric::Cosine {
+        let norm = norm_f64(v);
+        if norm < MIN_COSINE_NORM {
+            return Err(Error::InvalidVector {
+                index,
+                reason: if norm == 0.0 {
+                    "all components are zero, which has no direction under the cosine metric".into()
+                } else {
+                    format!("its norm {norm:e} is below {MIN_COSINE_NORM:e}, too small for a reliable direction in f32")
+                },
+            });
+        }
+        return Ok((1.0 / norm) as f32);
+    }
+    Ok(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    #[test]
+    fn table() {
+        let cases: &[(&[f32], Metric, Option<ErrorCode>)] = &[
+            (&[3.0, 4.0], Metric::L2, None),
+            (&[3.0, 4.0], Metric::Cosine, None),
+            (&[0.0, 0.0], Metric::L2, None),
+            (&[0.0, 0.0], Metric::Cosine, Some(ErrorCode::InvalidVector)),
+            (
+                &[1e-38, 0.0],
+                Metric::Cosine,
+                Some(ErrorCode::InvalidVector),
+            ),
+            (&[f32::NAN, 0.0], Metric::L2, Some(ErrorCode::InvalidVector)),
+            (
+                &[f32::INFINITY, 0.0],
+                Metric::InnerProduct,
+                Some(ErrorCode::InvalidVector),
+            ),
+            (&[1.0], Metric::L2, Some(ErrorCode::DimMismatch)),
+        ];
+        for (v, metric, want) in cases {
+            let got = check_vector(v, 2, *metric, 0).err().map(|e| e.code());
+            assert_eq!(got, *want, "{v:?} under {metric:?}");
+        }
+        assert_eq!(
+            check_vector(&[3.0, 4.0], 2, Metric::Cosine, 0).unwrap(),
+            0.2
+        );
+    }
+}
