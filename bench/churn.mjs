@@ -13,10 +13,10 @@
 //          [--rounds 10] [--frac 0.1] [--ef 64] [--k 10] [--seed 7] [--json]
 // HOROSVEC_FORCE_WASM=1 measures the wasm backend.
 import { parseArgs } from 'node:util';
-import { execSync } from 'node:child_process';
 import os from 'node:os';
 import * as hv from 'horosvec';
-import { ROOT, loadDataset } from './datasets.mjs';
+import { loadDataset } from './datasets.mjs';
+import { provenance } from './lib/provenance.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -106,14 +106,7 @@ const head = {
   nq,
   frac,
   params: { R: 32, L: 64, alpha: 1.1, passes: 1, bits: Number(/rabitq(\d)$/.exec(stats0.mode)?.[1] ?? 0) || null, seed: 42 },
-  git_rev: (() => {
-    try {
-      return execSync('git rev-parse --short HEAD', { cwd: ROOT }).toString().trim();
-    } catch {
-      return null;
-    }
-  })(),
-  date: new Date().toISOString(),
+  ...provenance(),
   cpu: os.cpus()[0]?.model ?? 'unknown',
   cores: os.cpus().length,
 };

@@ -11,9 +11,10 @@ import { mkdtempSync, rmSync, readdirSync, statSync, openSync, writeSync, fsyncS
 import { tmpdir, cpus } from 'node:os';
 import { join, dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { execSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { execSync } from 'node:child_process';
 import { readVecs } from '../npm/cli/vecs.js';
+import { provenance } from './lib/provenance.mjs';
 import * as hv from 'horosvec';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -69,13 +70,6 @@ function fsyncMs(dir) {
 }
 
 const where = { ...medium(parent), fsync_ms_median: fsyncMs(parent) };
-const git = (() => {
-  try {
-    return execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
-  } catch {
-    return null;
-  }
-})();
 const results = [];
 let dirN = 0;
 for (const durability of values.durability.split(',')) {
@@ -120,8 +114,7 @@ for (const durability of values.durability.split(',')) {
       disk_bytes_per_vector: Math.round(diskBytes / count),
       raw_f32_bytes_per_vector: dim * 4,
       ...where,
-      git_rev: git,
-      date: new Date().toISOString(),
+      ...provenance(),
       cpu: cpus()[0]?.model ?? 'unknown',
       cores: cpus().length,
     };

@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import os from 'node:os';
 import * as hv from 'horosvec';
 import { loadDataset } from './datasets.mjs';
+import { provenance } from './lib/provenance.mjs';
 const { values } = parseArgs({
   options: {
     dataset: { type: 'string', default: 'sample' },
@@ -77,7 +78,7 @@ for (const n of values.sizes.split(',').map(Number).filter((x) => x <= base.n)) 
     graph_recall: Number((hit / (nq * k)).toFixed(4)),
     cpu: os.cpus()[0]?.model ?? 'unknown',
     cores: os.cpus().length,
-    date: new Date().toISOString(),
+    ...provenance(),
   };
   rows.push(rec);
   if (values.json) process.stdout.write(`${JSON.stringify(rec)}\n`);

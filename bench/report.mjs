@@ -3,12 +3,14 @@
 // BENCHMARKS.md and SVG plots. Every number in the output is computed from the records; the same
 // records always give byte-identical files (everything is sorted, nothing depends on the clock).
 //
-// Usage: node bench/report.mjs [--in bench-results/matrix] [--out BENCHMARKS.md] [--plots bench-results/plots]
+// Usage: node bench/report.mjs [--in bench-results] [--out BENCHMARKS.md] [--plots bench-results/plots]
 //        (or `npm run bench:report`; paths are relative to the repository root)
 //
-// Reads every *.jsonl in --in (blank lines skipped; a malformed line stops the report with its file
-// and line number, exit 1), writes --out, and writes the plots into --plots (vega-lite compiled to
-// vega, rendered headless to SVG), linked from --out by relative paths.
+// Reads --in/<sweep>/<rev>.jsonl for every sweep (the layout of bench/lib/results.mjs; blank lines
+// skipped; a malformed line stops the report with its file and line number, exit 1) and keeps, per
+// sweep, the newest revision's records of each engine / backend / mode; writes --out, and writes the
+// plots into --plots (vega-lite compiled to vega, rendered headless to SVG), linked from --out by
+// relative paths.
 //
 // Conventions used throughout:
 // - A "series" is one engine / backend / mode / parameter set (the search sweep leaves `ef` out of
@@ -25,9 +27,11 @@ import { join, dirname, resolve, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
+import { qpsAtRecall as curveQpsAt } from './lib/qps-at-recall.mjs';
+import { revisions, newestPerSeries, RecordError } from './lib/results.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const DEFAULTS = { in: 'bench-results/matrix', out: 'BENCHMARKS.md', plots: 'bench-results/plots' };
+const DEFAULTS = { in: 'bench-results', out: 'BENCHMARKS.md', plots: 'bench-results/plots' };
 
 const SWEEPS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics', 'wasm'];
 const ENGINE_ORDER = ['horosvec', 'hnswlib', 'usearch', 'sqlite-vec', 'orama'];
@@ -214,7 +218,7 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--help' || a === '-h') {
-      process.stdout.write('usage: node bench/report.mjs [--in bench-results/matrix] [--out BENCHMARKS.md] [--plots bench-results/plots]\n');
+      process.stdout.write('usage: node bench/report.mjs [--in bench-results] [--out BENCHMARKS.md] [--plots bench-results/plots]\n');
       process.exit(0);
     }
     const m = /^--(in|out|plots)(?:=(.*))?$/.exec(a);
@@ -237,32 +241,37 @@ function recordProblem(r) {
   return null;
 }
 
+/**
+ * The records the report shows: for every sweep, the newest records of each engine / backend /
+ * mode among `<dir>/<sweep>/<rev>.jsonl` (bench/lib/results.mjs).
+ */
 function loadRecords(dir) {
-  let files;
   try {
     if (!statSync(dir).isDirectory()) fail(`${dir} is not a directory`);
-    files = readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort(cmpStr);
   } catch (e) {
     fail(`cannot read ${dir}: ${e.message}`);
   }
-  if (!files.length) fail(`no *.jsonl files in ${dir}`);
   const records = [];
-  for (const file of files) {
-    const lines = readFileSync(join(dir, file), 'utf8').split('\n');
-    lines.forEach((line, i) => {
-      if (!line.trim()) return;
-      const where = `${join(dir, file)}:${i + 1}`;
-      let r;
-      try {
-        r = JSON.parse(line);
-      } catch (e) {
-        fail(`${where}: malformed JSON: ${e.message}`);
-      }
-      const problem = recordProblem(r);
-      if (problem) fail(`${where}: ${problem}`);
+  for (const sweep of SWEEPS) {
+    let revs;
+    try {
+      revs = revisions(dir, sweep);
+    } catch (e) {
+      fail(e instanceof RecordError ? e.message : `cannot read ${join(dir, sweep)}: ${e.message}`);
+    }
+    for (const { file, records: rs } of revs) {
+      rs.forEach((r, i) => {
+        const problem = recordProblem(r);
+        if (problem) fail(`${file}: record ${i + 1}: ${problem}`);
+        if (r.sweep !== sweep) fail(`${file}: record ${i + 1}: sweep ${JSON.stringify(r.sweep)} in the ${sweep}/ folder`);
+      });
+    }
+    for (const r of newestPerSeries(revs)) {
+      delete r._rev;
       records.push(r);
-    });
+    }
   }
+  if (!records.length) fail(`no records in ${dir}/<sweep>/*.jsonl (sweeps ${SWEEPS.join(', ')})`);
   return records;
 }
 
@@ -306,30 +315,16 @@ const competitorsOf = (s, all, engines) => all.filter((c) => c.engine !== SUBJEC
 // QPS at a target recall, and ratios between two such values
 
 /**
- * { kind: 'exact' | 'lower' | 'none', qps }. Between the two consecutive points (by recall) that
- * bracket the target, log(QPS) is linear in recall; a lowest point already above the target gives
- * a lower bound; exact modes have recall 1 everywhere, so their (median) QPS is the answer.
+ * { kind: 'exact' | 'lower' | 'none', qps } of a series' records: the interpolation of
+ * bench/lib/qps-at-recall.mjs over its ef points; exact modes have recall 1 everywhere, so their
+ * (median) QPS is the answer.
  */
 function qpsAtRecall(records, target, exact) {
   if (exact) {
     const qps = median(records.map((r) => r.qps));
     return qps === null ? { kind: 'none' } : { kind: 'exact', qps };
   }
-  const pts = records
-    .filter((r) => isNum(r.recall_mean) && isNum(r.qps) && r.qps > 0)
-    .map((r) => ({ recall: r.recall_mean, qps: r.qps }))
-    .sort(by((p) => p.recall, (p) => -p.qps));
-  if (!pts.length) return { kind: 'none' };
-  if (pts[0].recall > target) return { kind: 'lower', qps: pts[0].qps };
-  for (let i = 0; i < pts.length; i++) {
-    if (pts[i].recall === target) return { kind: 'exact', qps: pts[i].qps };
-    if (i + 1 < pts.length && pts[i].recall < target && pts[i + 1].recall >= target) {
-      const [a, b] = [pts[i], pts[i + 1]];
-      const t = (target - a.recall) / (b.recall - a.recall);
-      return { kind: 'exact', qps: Math.exp(Math.log(a.qps) + t * (Math.log(b.qps) - Math.log(a.qps))) };
-    }
-  }
-  return { kind: 'none' };
+  return curveQpsAt(records.map((r) => ({ recall: r.recall_mean, qps: r.qps })), target);
 }
 
 const fmtAtRecall = (v) => (v.kind === 'none' ? 'not reached' : v.kind === 'lower' ? `≥ ${fmtQps(v.qps)}` : fmtQps(v.qps));
@@ -430,7 +425,7 @@ function headerSection(opts) {
     '',
     '<!-- Generated by `npm run bench:report` (bench/report.mjs). Do not edit by hand. -->',
     '',
-    `> **Generated by \`npm run bench:report\`** (\`node bench/report.mjs\`) from the JSONL records in \`${input}/\`.`,
+    `> **Generated by \`npm run bench:report\`** (\`node bench/report.mjs\`) from the JSONL records in \`${input}/<sweep>/<rev>.jsonl\` (per sweep, the newest revision of each engine / backend / mode).`,
     '> Do not edit this file by hand: re-run the benchmarks (`npm run bench`) and then the report.',
     '> Every number below is computed from the records.',
     '',

@@ -20,13 +20,14 @@
 // Usage: node bench/segments.mjs --phase open|mixed [--dir PATH] [--n N] [--seal 100000] [--mutable 10000]
 //          [--opens 5] [--skip-load (open: measure what --dir holds)] [--keep]
 import { mkdtempSync, rmSync, readdirSync, statSync } from 'node:fs';
-import { tmpdir, cpus } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { execSync, execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import * as hv from 'horosvec';
 import { loadDataset } from './datasets.mjs';
+import { provenance } from './lib/provenance.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -41,15 +42,7 @@ const { values } = parseArgs({
   },
 });
 const SELF = fileURLToPath(import.meta.url);
-const rev = (() => {
-  try {
-    return execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
-  } catch {
-    return 'unknown';
-  }
-})();
-const machine = { cpu: cpus()[0]?.model, cores: cpus().length };
-const emit = (r) => process.stdout.write(`${JSON.stringify({ ...r, git: rev, date: new Date().toISOString(), machine })}\n`);
+const emit = (r) => process.stdout.write(`${JSON.stringify({ ...r, ...provenance() })}\n`);
 
 function medium(path) {
   try {

@@ -9,12 +9,11 @@
 // width), with the version field set to 1 and the CRC-32 recomputed. Times are medians of --runs
 // loads; each load is closed before the next.
 import { crc32 } from 'node:zlib';
-import { cpus } from 'node:os';
-import { execSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import * as hv from 'horosvec';
 import * as wasm from 'horosvec/wasm';
 import { loadDataset } from './datasets.mjs';
+import { provenance } from './lib/provenance.mjs';
 
 const { values } = parseArgs({ options: { n: { type: 'string' }, runs: { type: 'string', default: '3' } } });
 const { base } = loadDataset('minilm384');
@@ -77,8 +76,6 @@ const record = {
   v2_top10_equal_to_saved: ids(l2) === ids(col),
   v1_top10_equal_to_saved: ids(l1) === ids(col),
   runs,
-  git: execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim(),
-  date: new Date().toISOString(),
-  machine: { cpu: cpus()[0]?.model, cores: cpus().length },
+  ...provenance(),
 };
 process.stdout.write(`${JSON.stringify(record)}\n`);

@@ -9,15 +9,16 @@
 // Groups the records by (dataset, k, engine, mode, backend, build parameters other than ef); when a
 // file holds several runs (several records for one ef), each ef point takes the best QPS of its
 // runs and the group the smallest build_s (other jobs on a machine only slow a run down). Prints,
-// per group, the single-query QPS at each target recall@k, read off the group's ef sweep:
-// between the two consecutive ef points (in increasing ef) whose mean recalls bracket the target,
-// QPS is interpolated linearly in log(QPS) against recall. "≥ x" means the smallest ef measured
-// already reaches the target (x is its QPS, a lower bound); "not reached" means no ef does. Then
+// per group, the single-query QPS at each target recall@k, read off the group's ef sweep
+// (bench/lib/qps-at-recall.mjs): between the two consecutive points (by recall) whose mean recalls
+// bracket the target, log(QPS) is linear in recall. "≥ x" means the lowest-recall point already
+// exceeds the target (x is its QPS, a lower bound); "not reached" means no ef does. Then
 // the build seconds, bytes per vector, and, for each horosvec group against each hnswlib group of
 // the same dataset and k, the ratios horosvec / hnswlib. Plain Node, no dependencies.
 
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { qpsAtRecall } from '../bench/lib/qps-at-recall.mjs';
 
 const DEFAULT_TARGETS = [0.9, 0.95, 0.99];
 
@@ -152,21 +153,13 @@ function groupRecords(recs) {
 }
 
 /**
- * QPS at a target recall: { qps, bound } where bound is true when the smallest ef already reaches
- * the target (the QPS is then a lower bound); null when no point reaches it.
+ * QPS at a target recall (bench/lib/qps-at-recall.mjs): { qps, bound } where bound is true when
+ * the lowest-recall point is already above the target (the QPS is then a lower bound); null when
+ * no point reaches it.
  */
-export function qpsAtRecall(points, target) {
-  if (points.length === 0) return null;
-  if (points[0].recall_mean >= target) return { qps: points[0].qps, bound: true };
-  for (let i = 0; i + 1 < points.length; i++) {
-    const a = points[i];
-    const b = points[i + 1];
-    if (a.recall_mean < target && b.recall_mean >= target) {
-      const t = (target - a.recall_mean) / (b.recall_mean - a.recall_mean);
-      return { qps: Math.exp(Math.log(a.qps) + t * (Math.log(b.qps) - Math.log(a.qps))), bound: false };
-    }
-  }
-  return null;
+function atRecall(points, target) {
+  const v = qpsAtRecall(points.map((p) => ({ recall: p.recall_mean, qps: p.qps })), target);
+  return v.kind === 'none' ? null : { qps: v.qps, bound: v.kind === 'lower' };
 }
 
 function fmtQps(v) {
@@ -199,7 +192,7 @@ function main() {
     const g0 = gs[0];
     out.push(`${dataset}: n ${g0.n}, dim ${g0.dim}, metric ${g0.metric}; single-query ${field === 'qps' ? 'QPS (per wall second)' : 'QPS per CPU second'} at mean recall@${g0.k} (log-linear between bracketing ef points)`);
     const header = ['engine', 'mode', 'backend', 'params', ...targets.map((t) => `QPS@${t}`), 'max recall', 'build_s', 'build cpu-s', 'bytes/vec', 'rss B/vec', 'points', 'runs', 'binary', 'rev'];
-    for (const g of gs) g.at = targets.map((t) => qpsAtRecall(g.points, t));
+    for (const g of gs) g.at = targets.map((t) => atRecall(g.points, t));
     const rows = gs.map((g) => [
       `${g.engine} ${g.engine_version ?? ''}`.trim(),
       g.mode,

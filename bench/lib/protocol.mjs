@@ -2,13 +2,13 @@
 // truth (the dataset's .ivecs or an exact float64 search by the harness, cached), recall@k, timing
 // windows on the monotonic clock, closed-loop clients, percentiles, and the provenance fields of
 // every record (revision, machine, storage medium).
-import { execSync, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, statSync, openSync, readSync, closeSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { readVecs } from '../../npm/cli/vecs.js';
 import { bruteForce, recallOf } from '../../npm/cli/groundtruth.js';
 import { ROOT, DATASETS } from '../datasets.mjs';
+import { provenance } from './provenance.mjs';
 
 export { ROOT, DATASETS };
 
@@ -138,29 +138,8 @@ export function storageOf(path) {
   }
 }
 
-let provenance = null;
-
-/** Fields every record carries: revision, date, machine, Node, the command. */
-export function common() {
-  if (provenance === null) {
-    const git = (cmd) => {
-      try {
-        return execSync(cmd, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-      } catch {
-        return null;
-      }
-    };
-    const dirty = git('git status --porcelain -- core bindings-node bindings-wasm npm bench');
-    provenance = {
-      git_rev: git('git rev-parse --short HEAD'),
-      git_dirty: dirty === null ? null : dirty.length > 0,
-      machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, mem_gb: Math.round(totalmem() / 2 ** 30) },
-      node: process.version,
-      command: process.env.HV_BENCH_COMMAND ?? `node ${process.argv.slice(1).join(' ')}`,
-    };
-  }
-  return { ...provenance, date: new Date().toISOString() };
-}
+/** Fields every record carries: revision, date, machine, Node, the command (bench/lib/provenance.mjs). */
+export const common = provenance;
 
 /** Resident set of this process in MB, after a GC when exposed. */
 export function rssMb() {

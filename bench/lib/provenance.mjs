@@ -1,0 +1,62 @@
+// The provenance every benchmark record carries, in one place: the git revision measured and
+// whether the tree differed from it, the machine, Node, the date and the command. Used by every
+// script that writes records under bench-results/ (bench/*.mjs, scripts/crash-test.mjs), and by
+// bench/run.mjs to name the file a run writes (`bench-results/<bench>/<rev>[-dirty].jsonl`).
+import { execFileSync } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (this file is bench/lib/provenance.mjs). */
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The paths whose changes make a measurement "dirty": what the benchmarks build and run. */
+export const MEASURED_PATHS = ['core', 'bindings-node', 'bindings-wasm', 'npm', 'bench'];
+
+/** `git args…` in the repository, trimmed stdout; null when git fails or is absent. */
+function git(args) {
+  try {
+    return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 }).trim();
+  } catch {
+    return null;
+  }
+}
+
+/** HEAD's short hash, or null outside a git checkout. */
+export function gitRev() {
+  const rev = git(['rev-parse', '--short', 'HEAD']);
+  return rev === '' ? null : rev;
+}
+
+/** Whether MEASURED_PATHS differ from HEAD (tracked or untracked files); null without git. */
+export function gitDirty() {
+  const out = git(['status', '--porcelain', '--', ...MEASURED_PATHS]);
+  return out === null ? null : out.length > 0;
+}
+
+/** `{ cpu, cores, mem_gb }` of this machine. */
+export function machine() {
+  return { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, mem_gb: Math.round(totalmem() / 2 ** 30) };
+}
+
+/** The command that produced the records: HV_BENCH_COMMAND (set by bench/run.mjs) or this process's. */
+export function commandLine() {
+  return process.env.HV_BENCH_COMMAND ?? `node ${process.argv.slice(1).join(' ')}`;
+}
+
+let fixed = null;
+
+/**
+ * `{ git_rev, git_dirty, machine, node, command, date }`: git is asked once per process, the date
+ * is the time of the call.
+ */
+export function provenance() {
+  fixed ??= { git_rev: gitRev(), git_dirty: gitDirty(), machine: machine(), node: process.version, command: commandLine() };
+  return { ...fixed, date: new Date().toISOString() };
+}
+
+/** The revision label of a record or a provenance: `<git_rev>` or `<git_rev>-dirty` ("unknown" without git). */
+export function revLabel(p) {
+  const rev = p.git_rev ?? p.git ?? 'unknown';
+  return p.git_dirty === true ? `${rev}-dirty` : rev;
+}
