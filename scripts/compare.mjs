@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // Compares `horosvec bench --json` runs (JSONL files; horosvec's index, exact search, hnswlib).
 //
-//   node scripts/compare.mjs FILE.jsonl... [--targets 0.9,0.95,0.99] [--field qps|qps_cpu]
+//   node scripts/compare.mjs FILE.jsonl... [--targets 0.9,0.95,0.99] [--field qps|qps_cpu] [--dataset NAME]
 //
 // --field qps_cpu reads the throughput per CPU second of the process instead of per wall second
-// (less sensitive to other jobs on a shared machine).
+// (less sensitive to other jobs on a shared machine). --dataset NAME keeps the records of that
+// dataset only (`NAME` or `NAME/<file>`), as when one file holds several (bench-results/ef-sweep/<rev>.jsonl).
 //
 // Groups the records by (dataset, k, engine, mode, backend, build parameters other than ef); when a
 // file holds several runs (several records for one ef), each ef point takes the best QPS of its
@@ -23,7 +24,7 @@ import { qpsAtRecall } from '../bench/lib/qps-at-recall.mjs';
 const DEFAULT_TARGETS = [0.9, 0.95, 0.99];
 
 function usage(msg) {
-  process.stderr.write(`compare: ${msg}\nusage: node scripts/compare.mjs FILE.jsonl... [--targets 0.9,0.95,0.99] [--field qps|qps_cpu]\n`);
+  process.stderr.write(`compare: ${msg}\nusage: node scripts/compare.mjs FILE.jsonl... [--targets 0.9,0.95,0.99] [--field qps|qps_cpu] [--dataset NAME]\n`);
   process.exit(2);
 }
 
@@ -31,6 +32,7 @@ function parseCli(argv) {
   const files = [];
   let targets = DEFAULT_TARGETS;
   let field = 'qps';
+  let dataset = null;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--targets') {
@@ -41,8 +43,11 @@ function parseCli(argv) {
     } else if (a === '--field') {
       field = argv[++i];
       if (field !== 'qps' && field !== 'qps_cpu') usage(`--field must be qps or qps_cpu, got "${field}"`);
+    } else if (a === '--dataset') {
+      dataset = argv[++i];
+      if (dataset === undefined || dataset === '') usage('--dataset needs a name');
     } else if (a === '--help' || a === '-h') {
-      process.stdout.write('usage: node scripts/compare.mjs FILE.jsonl... [--targets 0.9,0.95,0.99] [--field qps|qps_cpu]\n');
+      process.stdout.write('usage: node scripts/compare.mjs FILE.jsonl... [--targets 0.9,0.95,0.99] [--field qps|qps_cpu] [--dataset NAME]\n');
       process.exit(0);
     } else if (a.startsWith('--')) {
       usage(`unknown option ${a}`);
@@ -51,10 +56,10 @@ function parseCli(argv) {
     }
   }
   if (files.length === 0) usage('give at least one JSONL file');
-  return { files, targets, field };
+  return { files, targets, field, dataset };
 }
 
-function readRecords(files, field) {
+function readRecords(files, field, dataset) {
   const recs = [];
   for (const f of files) {
     let text;
@@ -73,6 +78,7 @@ function readRecords(files, field) {
         process.stderr.write(`compare: ${f}:${i + 1}: not JSON (${e.message})\n`);
         process.exit(1);
       }
+      if (dataset !== null && String(r.dataset).split('/')[0] !== dataset) return;
       if (typeof r[field] !== 'number' || typeof r.recall_mean !== 'number') {
         process.stderr.write(`compare: ${f}:${i + 1}: no numeric ${field} / recall_mean, skipped\n`);
         return;
@@ -178,8 +184,8 @@ function table(header, rows) {
 }
 
 function main() {
-  const { files, targets, field } = parseCli(process.argv.slice(2));
-  const groups = groupRecords(readRecords(files, field));
+  const { files, targets, field, dataset } = parseCli(process.argv.slice(2));
+  const groups = groupRecords(readRecords(files, field, dataset));
   if (groups.length === 0) {
     process.stderr.write('compare: no records\n');
     process.exit(1);
