@@ -1,19 +1,22 @@
 #!/usr/bin/env node
 // The benchmark matrix (`npm run bench -- [options]`): runs every job of the chosen sweeps, one
-// process at a time (bench/worker.mjs), and appends each record to <out>/<sweep>.jsonl. The
-// protocol, the engines and the record are described in bench/README.md.
+// process at a time (bench/worker.mjs), and appends each record to <out>/<sweep>/<rev>.jsonl, <rev>
+// being HEAD's short hash, with -dirty when the measured paths differ from it (the layout of
+// bench-results/README.md). The protocol, the engines and the record are described in bench/README.md.
 //
 //   npm run bench                      the full matrix on minilm384 (100k × 384), ≈ 1 hour on 2 cores
 //   npm run bench -- --quick           every sweep and engine on a tiny prefix of the shipped
 //                                      sample (what `npm test` runs); results in target/bench-quick
 //   npm run bench -- --sweeps search,writes --engines horosvec,hnswlib --n 20000
+//   node bench/compare.mjs             the ratios of HEAD's records against the previous revision's
 //
 // Options: --quick, --dataset NAME (default minilm384, or the shipped sample when ../shared is
 // absent), --n N (base prefix), --nq N (queries), --k K, --seconds S (timing window), --efs LIST,
 // --sweeps LIST (search,build,writes,dims,sizes,metrics,wasm; `search` includes concurrency and
-// open), --engines LIST, --out DIR (default bench-results/matrix; files of the sweeps run are
-// replaced unless --append; --replace keeps them and swaps out only the records of the engines
-// run), --disk-dir DIR (where on-disk engines write; default target/bench-tmp), --dry-run.
+// open, and `open` or `concurrency` name it too), --engines LIST, --out DIR (the results folder,
+// default bench-results; this revision's file of each sweep run is replaced unless --append;
+// --replace keeps it and swaps out only the records of the engines run), --disk-dir DIR (where
+// on-disk engines write; default target/bench-tmp), --dry-run (prints the jobs and the files).
 // The dimension, size, metric and writes sweeps use their own datasets and sizes (see below).
 // `search` also writes the concurrency and open records, and its builds when `build` runs too.
 import { spawnSync } from 'node:child_process';
@@ -21,6 +24,7 @@ import { appendFileSync, mkdirSync, writeFileSync, existsSync, readFileSync, sta
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT, DATASETS, datasetAvailable, datasetRows, common } from './lib/protocol.mjs';
+import { resultFile } from './lib/results.mjs';
 import { ENGINES } from './lib/engines.mjs';
 
 /** A usage error: one line on stderr, exit 2 (no stack trace). */
@@ -61,12 +65,14 @@ if (values.help) {
 }
 
 const SWEEPS = ['search', 'build', 'writes', 'dims', 'sizes', 'metrics', 'wasm'];
+// the records `search` writes besides its own: naming them runs `search`
+const ALIASES = { open: 'search', concurrency: 'search' };
 const quick = values.quick;
 for (const [k, v] of Object.entries(values)) if (v === '') usage(`--${k} needs a value`);
 if (values.append && values.replace) usage('--append and --replace do not go together');
 const list = (s) => s.split(',').map((x) => x.trim()).filter(Boolean);
-const sweeps = values.sweeps ? list(values.sweeps) : SWEEPS;
-for (const s of sweeps) if (!SWEEPS.includes(s)) usage(`unknown sweep ${s} (one of ${SWEEPS.join(', ')})`);
+const sweeps = values.sweeps ? [...new Set(list(values.sweeps).map((s) => ALIASES[s] ?? s))] : SWEEPS;
+for (const s of sweeps) if (!SWEEPS.includes(s)) usage(`unknown sweep ${s} (one of ${[...SWEEPS, ...Object.keys(ALIASES)].join(', ')})`);
 const engines = values.engines ? list(values.engines) : Object.keys(ENGINES);
 for (const e of engines) if (!ENGINES[e]) usage(`unknown engine ${e} (one of ${Object.keys(ENGINES).join(', ')})`);
 const dataset = values.dataset ?? (quick || !datasetAvailable('minilm384') ? 'sample' : 'minilm384');
@@ -98,7 +104,7 @@ if (P.n !== undefined && P.n > rows) {
 }
 if (P.k > (P.n ?? rows)) usage(`--k ${P.k} is more than the ${P.n ?? rows} rows searched`);
 if (P.efs.some((ef) => ef < P.k)) usage(`every --efs value must be at least k (${P.k}): the engines search with max(ef, k)`);
-const out = resolve(values.out ?? join(ROOT, quick ? 'target/bench-quick' : 'bench-results/matrix'));
+const out = resolve(values.out ?? join(ROOT, quick ? 'target/bench-quick' : 'bench-results'));
 for (const [flag, dir] of [['out', out], ['disk-dir', P.diskDir]]) {
   if (existsSync(dir) && !statSync(dir).isDirectory()) usage(`--${flag} ${dir} is a file, not a directory`);
   if (dir.startsWith('/proc/') || dir.startsWith('/sys/')) usage(`--${flag} ${dir} is not a writable directory`);
@@ -166,20 +172,23 @@ if (sweeps.includes('wasm') && want('horosvec') && want('horosvec-wasm')) {
 }
 
 if (jobs.length === 0) usage(`nothing to run: no engine of --engines ${engines.join(',')} takes part in --sweeps ${sweeps.join(',')}`);
+// The files this run writes: each sweep's own, and search's concurrency and open records, in
+// this revision's file of each (<out>/<sweep>/<rev>.jsonl)
+const files = new Set(sweeps.flatMap((s) => (s === 'search' ? ['search', 'concurrency', 'open'] : [s])));
+const here = common();
+const file = (sweep) => resultFile(out, sweep, here);
 if (values['dry-run']) {
   for (const j of jobs) process.stdout.write(`${JSON.stringify(j)}\n`);
+  process.stderr.write(`[bench] dry run: ${jobs.length} jobs; records would go to ${[...files].map(file).join(', ')}\n`);
   process.exit(0);
 }
 
-
-// The files this run writes: each sweep's own, and search's concurrency and open records
-const files = new Set(sweeps.flatMap((s) => (s === 'search' ? ['search', 'concurrency', 'open'] : [s])));
 const runEngines = new Set(jobs.map((j) => ENGINES[j.engine].name));
 try {
-  mkdirSync(out, { recursive: true });
   mkdirSync(P.diskDir, { recursive: true });
   for (const s of files) {
-    const f = join(out, `${s}.jsonl`);
+    const f = file(s);
+    mkdirSync(join(out, s), { recursive: true });
     if (values.append) continue;
     if (values.replace && existsSync(f)) {
       // keep the records of the engines this run does not measure
@@ -192,7 +201,6 @@ try {
 } catch (e) {
   usage(`cannot write the results: ${e.message}`);
 }
-const file = (sweep) => join(out, `${sweep}.jsonl`);
 const t0 = performance.now();
 let failed = 0;
 for (const [i, j] of jobs.entries()) {
