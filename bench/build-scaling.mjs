@@ -23,7 +23,7 @@ const threads = values.threads.split(',').map(Number);
 const times = new Map(threads.map((t) => [t, []]));
 for (let r = 0; r < Number(values.repeats); r++) {
   for (const t of threads) {
-    const args = ['npm/cli/horosvec.js', 'bench', '--dataset', values.dataset, '--index', 'vamana', '--ef', '64', '--seconds', '0.2', '--json', ...positionals];
+    const args = ['bench/ef-sweep.mjs', '--dataset', values.dataset, '--index', 'vamana', '--ef', '64', '--seconds', '0.2', '--json', ...positionals];
     const p = spawnSync(process.execPath, args, { cwd: ROOT, env: { ...process.env, RAYON_NUM_THREADS: String(t) }, encoding: 'utf8' });
     if (p.status !== 0) throw new Error(`bench failed: ${p.stderr}`);
     const rec = JSON.parse(p.stdout.split('\n')[0]);

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { execSync } from 'node:child_process';
 import { crashRounds } from '../tests-js/helpers/crash.mjs';
+import { provenance } from '../bench/lib/provenance.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -39,13 +40,8 @@ try {
 const t0 = Date.now();
 try {
   const stats = await crashRounds(dir, Number(values.kills), { seed: Number(values.seed), segments: values.segments, freshEvery, log: (l) => console.log(l) });
-  let git = 'unknown';
-  try {
-    git = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
-  } catch {
-    // not a checkout
-  }
-  console.log(JSON.stringify({ ok: true, segments: values.segments, freshEvery, ...stats, dir, filesystem: medium, seconds: (Date.now() - t0) / 1000, date: new Date().toISOString(), git, command: `node scripts/crash-test.mjs ${process.argv.slice(2).join(' ')}` }));
+  // the record of bench-results/crash-test/<rev>.jsonl
+  console.log(JSON.stringify({ ok: true, segments: values.segments, freshEvery, ...stats, dir, filesystem: medium, seconds: (Date.now() - t0) / 1000, ...provenance(), command: `node scripts/crash-test.mjs ${process.argv.slice(2).join(' ')}` }));
 } catch (e) {
   console.log(JSON.stringify({ ok: false, error: String(e?.message ?? e), dir, filesystem: medium }));
   process.exitCode = 1;

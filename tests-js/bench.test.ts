@@ -1,7 +1,8 @@
 // The benchmark matrix's smoke run: `npm run bench -- --quick` on a tiny prefix of the shipped
-// sample, every sweep and engine, into a temporary directory; then `npm run bench:report` over its
-// records. Checks that every sweep produced well-formed records and that no engine was dropped
-// silently (each is measured or skipped with a reason). Never checks speed.
+// sample, every sweep and engine, into a temporary results folder (<sweep>/<rev>.jsonl); then
+// `npm run bench:report` over its records. Checks that every sweep produced well-formed records and
+// that no engine was dropped silently (each is measured or skipped with a reason). Never checks
+// speed. Then bench/compare.mjs over the committed records (bench-results/).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,12 +23,19 @@ let dir: string;
 let run: ReturnType<typeof spawnSync>;
 const records: Rec[] = [];
 
+// the file name of this run's records: HEAD's short hash, -dirty when the measured paths differ
+const git = (args: string[]) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+const rev = () => `${git(['rev-parse', '--short', 'HEAD'])}${git(['status', '--porcelain', '--', 'core', 'bindings-node', 'bindings-wasm', 'npm', 'bench']) ? '-dirty' : ''}`;
+const sweepFile = (s: string) => join(dir, 'results', s, `${rev()}.jsonl`);
+
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'hv-bench-quick-'));
-  run = spawnSync('npm', ['run', 'bench', '--', '--quick', '--out', join(dir, 'matrix'), '--disk-dir', join(ROOT, 'target', 'bench-tmp')], { cwd: ROOT, encoding: 'utf8' });
-  if (existsSync(join(dir, 'matrix'))) {
-    for (const f of readdirSync(join(dir, 'matrix'))) {
-      for (const line of readFileSync(join(dir, 'matrix', f), 'utf8').split('\n')) if (line.trim()) records.push(JSON.parse(line) as Rec);
+  run = spawnSync('npm', ['run', 'bench', '--', '--quick', '--out', join(dir, 'results'), '--disk-dir', join(ROOT, 'target', 'bench-tmp')], { cwd: ROOT, encoding: 'utf8' });
+  if (existsSync(join(dir, 'results'))) {
+    for (const s of readdirSync(join(dir, 'results'))) {
+      for (const f of readdirSync(join(dir, 'results', s))) {
+        for (const line of readFileSync(join(dir, 'results', s, f), 'utf8').split('\n')) if (line.trim()) records.push(JSON.parse(line) as Rec);
+      }
     }
   }
 }, 280_000);
@@ -44,7 +52,7 @@ describe('npm run bench -- --quick', () => {
     for (const s of SWEEPS) {
       const rs = records.filter((r) => r.sweep === s);
       expect(rs.filter((r) => r.status === 'ok').length, s).toBeGreaterThan(0);
-      expect(existsSync(join(dir, 'matrix', `${s}.jsonl`))).toBe(true);
+      expect(existsSync(sweepFile(s)), sweepFile(s)).toBe(true);
     }
   });
 
@@ -88,14 +96,48 @@ describe('npm run bench -- --quick', () => {
     }
   });
 
+  it('names `open` and `concurrency` as aliases of the search sweep', () => {
+    const r = spawnSync(process.execPath, ['bench/run.mjs', '--sweeps', 'search,writes,open', '--engines', 'horosvec,hnswlib,sqlite-vec', '--dry-run'], { cwd: ROOT, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const jobs = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { kind: string; engine: string });
+    expect(jobs.filter((j) => j.kind === 'search').map((j) => j.engine)).toEqual(['horosvec', 'horosvec', 'horosvec', 'horosvec', 'hnswlib', 'sqlite-vec']);
+    expect(jobs.filter((j) => j.kind === 'writes').map((j) => j.engine)).toEqual(['horosvec', 'sqlite-vec']);
+    for (const s of ['search', 'concurrency', 'open', 'writes']) expect(r.stderr).toContain(join('bench-results', s, `${rev()}.jsonl`));
+  });
+
   it('turns the records into BENCHMARKS.md and SVG plots', () => {
     const out = join(dir, 'BENCHMARKS.md');
-    const rep = spawnSync('npm', ['run', 'bench:report', '--', '--in', join(dir, 'matrix'), '--out', out, '--plots', join(dir, 'plots')], { cwd: ROOT, encoding: 'utf8' });
+    const rep = spawnSync('npm', ['run', 'bench:report', '--', '--in', join(dir, 'results'), '--out', out, '--plots', join(dir, 'plots')], { cwd: ROOT, encoding: 'utf8' });
     expect(rep.status, rep.stderr).toBe(0);
     const md = readFileSync(out, 'utf8');
     expect(md).toContain('npm run bench:report');
     const svgs = readdirSync(join(dir, 'plots')).filter((f) => f.endsWith('.svg'));
     expect(svgs.length).toBeGreaterThan(0);
     for (const f of svgs) expect(readFileSync(join(dir, 'plots', f), 'utf8')).toContain('<svg');
+  });
+});
+
+describe('bench/compare.mjs over the committed records', () => {
+  it('prints the search ratios of a revision against the older records, flagging moves beyond ±5 %', () => {
+    // aae2e25: horosvec re-measured; the base view takes horosvec from 9aa891b, hnswlib from 5a2a92a
+    const r = spawnSync(process.execPath, ['bench/compare.mjs', '--head', 'aae2e25'], { cwd: ROOT, encoding: 'utf8' });
+    expect([0, 3], r.stderr).toContain(r.status);
+    const line = r.stdout.split('\n').find((l) => /^horosvec vamana-rabitq1\s+hnswlib hnsw\s+QPS at recall 0\.95/.test(l));
+    // the same ratio as BENCHMARKS.md's search table (3.02× at 0.95) against 2.87× before
+    expect(line, r.stdout).toMatch(/2\.87×\s+3\.02×\s+\+5\.0 %/);
+    expect(r.stdout).toMatch(/sqlite-vec vec0-scan\s+QPS \(both exact\)/);
+    expect(r.stdout).toContain('no writes records at aae2e25');
+  });
+
+  it('compares write throughput per op, medium and durability; the same revision twice changes nothing', () => {
+    const r = spawnSync(process.execPath, ['bench/compare.mjs', '--head', '9aa891b', '--base', '9aa891b'], { cwd: ROOT, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/horosvec durable-sqlite-wal\s+sqlite-vec vec0-wal\s+insert-single tmpfs durability=full writers=1 batch=1\s+[\d.]+×\s+[\d.]+×\s+\+0\.0 %/);
+    expect(r.stdout).not.toContain('!!');
+  });
+
+  it('exits 1 without records at the head revision, 2 on a bad option', () => {
+    expect(spawnSync(process.execPath, ['bench/compare.mjs', '--head', '0000000'], { cwd: ROOT, encoding: 'utf8' }).status).toBe(1);
+    expect(spawnSync(process.execPath, ['bench/compare.mjs', '--bogus'], { cwd: ROOT, encoding: 'utf8' }).status).toBe(2);
   });
 });

@@ -1,7 +1,8 @@
-// The command-line tool (npm/cli/horosvec.js), its vector-file readers (npm/cli/vecs.js) and the
-// demo (examples/demo.mjs), run as a user runs them: as child processes on the shipped sample.
+// The command-line tool (npm/cli/horosvec.js; its bench subcommand runs bench/ef-sweep.mjs), its
+// vector-file readers (npm/cli/vecs.js) and the demo (examples/demo.mjs), run as a user runs them:
+// as child processes on the shipped sample.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -121,6 +122,26 @@ describe('horosvec bench', () => {
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr, args.join(' ')).toMatch(/^horosvec: .+\nusage: horosvec bench/);
       expect(r.stdout).toBe('');
+    }
+  });
+
+  it('is a front of bench/ef-sweep.mjs: the same records, and outside a checkout a clear usage error', () => {
+    const direct = execFileSync(process.execPath, ['bench/ef-sweep.mjs', ...SAMPLE_ARGS.slice(1)], { cwd: ROOT, encoding: 'utf8' });
+    expect(direct.split('\n').filter(Boolean).map((l) => JSON.parse(l).recall_mean)).toEqual([1, 1]);
+    // the shipped tool names no dataset folder of the repository's neighbours
+    expect(readFileSync(resolve(ROOT, CLI), 'utf8')).not.toContain('shared');
+    // an installed copy of the package (node_modules/horosvec): no bench/ beside it
+    const dir = mkdtempSync(join(tmpdir(), 'horosvec-installed-'));
+    try {
+      cpSync(resolve(ROOT, 'npm/cli'), join(dir, 'horosvec', 'cli'), { recursive: true });
+      cpSync(resolve(ROOT, 'npm/package.json'), join(dir, 'horosvec', 'package.json'));
+      const r = spawnSync(process.execPath, [join(dir, 'horosvec', 'cli', 'horosvec.js'), ...SAMPLE_ARGS], { encoding: 'utf8' });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/^horosvec: bench runs the repository's benchmarks \(bench\/ef-sweep\.mjs\), which the published package does not ship/);
+      const v = spawnSync(process.execPath, [join(dir, 'horosvec', 'cli', 'horosvec.js'), '--version'], { encoding: 'utf8' });
+      expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

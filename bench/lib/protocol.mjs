@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, statSync, openSync, readSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { readVecs } from '../../npm/cli/vecs.js';
-import { bruteForce, recallOf } from '../../npm/cli/groundtruth.js';
+import { bruteForce, recallOf } from './groundtruth.mjs';
 import { ROOT, DATASETS } from '../datasets.mjs';
 import { provenance } from './provenance.mjs';
 
@@ -47,7 +47,7 @@ export function loadDataset(name, { n, nq } = {}) {
 /**
  * Exact top-`k` ids (`nq × k`, Int32Array) of the dataset's queries under `metric`: the dataset's
  * ground truth file when it applies (whole base, its own metric, k ≤ its width), otherwise a
- * float64 brute force (npm/cli/groundtruth.js) cached in target/bench-cache/.
+ * float64 brute force (bench/lib/groundtruth.mjs) cached in target/bench-cache/.
  */
 export function groundTruth(data, metric, k) {
   const ds = DATASETS[data.name];

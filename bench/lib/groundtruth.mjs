@@ -1,9 +1,9 @@
-// Ground truth and recall for the benchmarks (`horosvec bench` and the matrix in bench/): exact
+// Ground truth and recall for the benchmarks (bench/ef-sweep.mjs and the matrix in bench/): exact
 // top-k by brute force in float64, independent of horosvec's kernels; the distances file beside a
 // dataset's ground truth; recall@k (and a tie-tolerant variant) of result ids against it.
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
-import { readVecs } from './vecs.js';
+import { readVecs } from '../../npm/cli/vecs.js';
 
 /** A returned row counts for the tie-tolerant recall when within this relative margin of the k-th true distance. */
 export const TIE_EPS = 1e-5;
