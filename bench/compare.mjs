@@ -2,7 +2,7 @@
 // Compares horosvec's standing against its competitors between two revisions of the records in
 // bench-results/<bench>/<rev>.jsonl (bench/lib/results.mjs):
 //
-//   node bench/compare.mjs [--head REV] [--base REV] [--in DIR] [--tolerance 0.05]
+//   node bench/compare.mjs [--head REV] [--base REV] [--in DIR] [--base-in DIR] [--tolerance 0.05]
 //
 // For `search`: per horosvec backend / mode, QPS at recall 0.90, 0.95 and 0.99 against hnswlib (ANN
 // modes) and against sqlite-vec (its exact scan reaches every target; horosvec's exact mode reads
@@ -16,6 +16,10 @@
 // --head REV (default HEAD's short hash): the files named REV or REV-dirty and everything older;
 // --base REV (default: everything older than head's file of that bench, i.e. the committed
 // records the head run is to be judged against). The revision each series comes from is printed.
+// --in DIR: the results folder (default bench-results); --base-in DIR: the base side's folder when
+// it is another one, e.g. two runs at one revision (the second with `npm run bench -- --out DIR`):
+//   node bench/compare.mjs --in DIR --base-in bench-results   (the run-to-run noise)
+// there the base defaults to every revision of that folder (newest per series).
 // Exit codes: 0 no ratio moved beyond the tolerance, 3 some did, 1 missing records, 2 bad usage.
 import { parseArgs } from 'node:util';
 import { gitRev } from './lib/provenance.mjs';
@@ -26,7 +30,7 @@ const TARGETS = [0.9, 0.95, 0.99];
 const EXACT_MODES = new Set(['exact', 'vec0-scan', 'brute-force']);
 
 function usage(msg) {
-  process.stderr.write(`compare: ${msg}\nusage: node bench/compare.mjs [--head REV] [--base REV] [--in DIR] [--tolerance 0.05]\n`);
+  process.stderr.write(`compare: ${msg}\nusage: node bench/compare.mjs [--head REV] [--base REV] [--in DIR] [--base-in DIR] [--tolerance 0.05]\n`);
   process.exit(2);
 }
 
@@ -37,6 +41,7 @@ try {
       head: { type: 'string' },
       base: { type: 'string' },
       in: { type: 'string' },
+      'base-in': { type: 'string' },
       tolerance: { type: 'string', default: '0.05' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -45,12 +50,13 @@ try {
   usage(e.message);
 }
 if (values.help) {
-  process.stdout.write('usage: node bench/compare.mjs [--head REV] [--base REV] [--in DIR] [--tolerance 0.05] (see the header of bench/compare.mjs)\n');
+  process.stdout.write('usage: node bench/compare.mjs [--head REV] [--base REV] [--in DIR] [--base-in DIR] [--tolerance 0.05] (see the header of bench/compare.mjs)\n');
   process.exit(0);
 }
 const tolerance = Number(values.tolerance);
 if (!Number.isFinite(tolerance) || tolerance <= 0) usage(`--tolerance must be a positive number, got "${values.tolerance}"`);
 const root = values.in ?? RESULTS;
+const baseRoot = values['base-in'] ?? root;
 const headRev = values.head === undefined || values.head === 'HEAD' ? gitRev() : values.head;
 if (!headRev) usage('no --head given and no git revision to default to');
 
@@ -63,8 +69,10 @@ const isRev = (label, rev) => {
 /** `{ head, base }` views of `bench` (records with `_rev`), or a reason why there is none. */
 function sides(bench) {
   let revs;
+  let other;
   try {
     revs = revisions(root, bench);
+    other = baseRoot === root ? revs : revisions(baseRoot, bench);
   } catch (e) {
     if (e instanceof RecordError) return { missing: e.message };
     throw e;
@@ -74,9 +82,12 @@ function sides(bench) {
   const first = revs.findIndex((r) => isRev(r.rev, headRev));
   let baseRevs;
   if (values.base !== undefined) {
-    const b = revs.findLastIndex((r) => isRev(r.rev, values.base));
+    const b = other.findLastIndex((r) => isRev(r.rev, values.base));
     if (b < 0) return { missing: `no ${bench} records at ${values.base}` };
-    baseRevs = revs.slice(0, b + 1);
+    baseRevs = other.slice(0, b + 1);
+  } else if (baseRoot !== root) {
+    baseRevs = other;
+    if (!baseRevs.length) return { missing: `no ${bench} records in ${baseRoot}` };
   } else {
     baseRevs = revs.slice(0, first);
     if (!baseRevs.length) return { missing: `no ${bench} records older than ${headRev}` };
@@ -173,7 +184,7 @@ for (const [bench, ratios] of [['search', searchRatios], ['writes', writeRatios]
   shown += rows.length;
   out.push(table(['horosvec', 'competitor', 'what', 'base', 'head', 'change', '', 'base revs (h / c)', 'head revs (h / c)'], rows), '');
 }
-out.push(`head: ${headRev}${values.base ? `, base: ${values.base}` : ', base: the newest older records of each series'}; ratios horosvec / competitor (> 1: horosvec faster);`);
+out.push(`head: ${headRev}${root === baseRoot ? '' : ` in ${root}`}${values.base ? `, base: ${values.base}` : baseRoot === root ? ', base: the newest older records of each series' : `, base: the newest records of each series in ${baseRoot}`}; ratios horosvec / competitor (> 1: horosvec faster);`);
 out.push(`"!!": the ratio moved by more than ±${(tolerance * 100).toFixed(1)} % between base and head; ≥ / ≤: one side is a lower bound (reached at its smallest ef).`);
 process.stdout.write(`${out.join('\n')}\n`);
 if (shown === 0) process.exit(1);
