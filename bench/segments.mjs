@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import * as hv from 'horosvec';
 import { loadDataset } from './datasets.mjs';
 import { provenance } from './lib/provenance.mjs';
+import { qpsAtRecall } from './lib/qps-at-recall.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -223,17 +224,10 @@ if (values.phase === 'open') {
     process.stderr.write(`${JSON.stringify(r)}\n`);
     return r;
   };
-  /** QPS of `curve` at recall `target`, interpolated linearly in log(QPS) between the two points around it. */
+  /** QPS of `curve` at recall `target` (bench/lib/qps-at-recall.mjs), null outside the measured range. */
   const qpsAt = (curve, target) => {
-    const pts = [...curve].sort((a, b) => a.recall_mean - b.recall_mean);
-    for (let i = 1; i < pts.length; i++) {
-      const [a, b] = [pts[i - 1], pts[i]];
-      if (a.recall_mean <= target && target <= b.recall_mean) {
-        const t = b.recall_mean === a.recall_mean ? 0 : (target - a.recall_mean) / (b.recall_mean - a.recall_mean);
-        return Math.round(Math.exp(Math.log(a.qps) + t * (Math.log(b.qps) - Math.log(a.qps))));
-      }
-    }
-    return null; // outside the measured range
+    const v = qpsAtRecall(curve.map((c) => ({ recall: c.recall_mean, qps: c.qps })), target);
+    return v.kind === 'exact' ? Math.round(v.qps) : null;
   };
   const k = (x) => `${Math.round(x / 1000)}k`;
   const mixed = measure(`${k(sealedN)} sealed + ${k(mutableN)} mutable`);
