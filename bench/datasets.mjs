@@ -1,5 +1,6 @@
-// The datasets the bench scripts read: the repository's shipped sample and the sets in
-// ../shared/data (see its README). `loadDataset(name)` reads base and query vectors.
+// The one dataset table of the benchmarks (the side scripts, bench/ef-sweep.mjs and the matrix's
+// lib/protocol.mjs): the repository's shipped sample and the sets in ../shared/data (see its
+// README), which only the benchmarks name. `loadDataset(name)` reads base and query vectors.
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readVecs } from '../npm/cli/vecs.js';

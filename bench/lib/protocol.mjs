@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, statSync, openSync,
 import { join } from 'node:path';
 import { readVecs } from '../../npm/cli/vecs.js';
 import { bruteForce, recallOf } from './groundtruth.mjs';
-import { ROOT, DATASETS } from '../datasets.mjs';
+import { ROOT, DATASETS, loadDataset as readDataset } from '../datasets.mjs';
 import { provenance } from './provenance.mjs';
 
 export { ROOT, DATASETS };
@@ -35,10 +35,8 @@ export function datasetRows(name) {
  * `{ name, base, n, dim, queries, nq, metric }`.
  */
 export function loadDataset(name, { n, nq } = {}) {
+  const { base: b, queries: q } = readDataset(name);
   const ds = DATASETS[name];
-  if (ds === undefined) throw new Error(`unknown dataset ${name} (one of ${Object.keys(DATASETS).join(', ')})`);
-  const b = readVecs(join(ds.dir, ds.base));
-  const q = readVecs(join(ds.dir, ds.queries));
   const nn = Math.min(n ?? b.n, b.n);
   const nqq = Math.min(nq ?? q.n, q.n);
   return { name, base: b.data.subarray(0, nn * b.dim), n: nn, fullN: b.n, dim: b.dim, queries: q.data.subarray(0, nqq * q.dim), nq: nqq, metric: ds.metric };
