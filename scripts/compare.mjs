@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Compares `horosvec bench --json` runs (JSONL files; horosvec's index, exact search, hnswlib).
+// Compares `node bench/ef-sweep.mjs --json` runs (`horosvec bench --json`; JSONL files such as
+// bench-results/ef-sweep/<rev>.jsonl; horosvec's index, exact search, hnswlib).
 //
 //   node scripts/compare.mjs FILE.jsonl... [--targets 0.9,0.95,0.99] [--field qps|qps_cpu] [--dataset NAME]
 //
