@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use horosvec_core::durable::{DurableCollection, Reply, SegmentConfig, WriteRequest};
 use horosvec_core::store::{Durability, SqliteStore};
-use horosvec_core::{Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
+use horosvec_core::{args, Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
 use napi::bindgen_prelude::{
     AsyncTask, Buffer, Float32Array, ToNapiValue, TypeName, Uint32Array, Uint8Array,
 };
@@ -145,22 +145,28 @@ fn build_request(
     }
 }
 
-/// A non-negative integer argument up to `max`.
-fn int_arg(name: &str, v: f64, max: f64) -> horosvec_core::Result<f64> {
-    if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v <= max {
-        Ok(v)
-    } else {
-        Err(Error::invalid_argument(format!(
-            "{name} must be a non-negative integer, got {v}"
-        )))
-    }
+fn search_opts(o: &RawSearchOptions) -> horosvec_core::Result<SearchOptions> {
+    args::search_options(&args::SearchArgs {
+        k: Some(o.k),
+        include_metadata: Some(o.include_metadata),
+        ef: o.ef,
+        rerank: o.rerank,
+        exact: o.exact,
+    })
 }
 
-fn search_opts(o: &RawSearchOptions) -> horosvec_core::Result<SearchOptions> {
-    let mut opts = SearchOptions::from_f64(o.k)?.with_graph_f64(o.ef, o.rerank)?;
-    opts.include_metadata = o.include_metadata;
-    opts.exact = o.exact;
-    Ok(opts)
+impl RawIndexParams {
+    /// The build parameters (checked by `horosvec_core::args::index_params`).
+    fn params(&self) -> horosvec_core::Result<IndexParams> {
+        args::index_params(&args::IndexArgs {
+            r: self.r,
+            l: self.l,
+            alpha: self.alpha,
+            passes: self.passes,
+            bits: self.bits,
+            seed: self.seed,
+        })
+    }
 }
 
 impl CoreCollection {
@@ -249,12 +255,7 @@ impl CoreCollection {
     /// A new empty collection. `dim`: integer 1..=65536; `metric`: "l2" | "cosine" | "ip" | "l1".
     #[napi(factory, catch_unwind)]
     pub fn create(dim: f64, metric: String) -> napi::Result<CoreCollection> {
-        let c = guard(|| {
-            Collection::new(
-                horosvec_core::collection::parse_dim(dim)?,
-                Metric::parse(&metric)?,
-            )
-        })?;
+        let c = guard(|| Collection::new(args::dim(dim)?, Metric::parse(&metric)?))?;
         Ok(CoreCollection::from_parts(
             Arc::new(RwLock::new(Some(c))),
             0,
@@ -278,10 +279,10 @@ impl CoreCollection {
             let mut cfg = SegmentConfig::default();
             if let Some(o) = segments {
                 if let Some(v) = o.max_mutable_records {
-                    cfg.max_mutable_records = int_arg("maxMutableRecords", v, 1e9)? as usize;
+                    cfg.max_mutable_records = args::count("maxMutableRecords", v, 1e9)?;
                 }
                 if let Some(v) = o.max_sealed_segments {
-                    cfg.max_sealed_segments = int_arg("maxSealedSegments", v, 1e6)? as usize;
+                    cfg.max_sealed_segments = args::count("maxSealedSegments", v, 1e6)?;
                 }
                 if let Some(v) = o.max_tombstone_ratio {
                     cfg.max_tombstone_ratio = v;
@@ -289,7 +290,7 @@ impl CoreCollection {
                 cfg.verify = o.verify.unwrap_or(false);
             }
             cfg.validate()?;
-            let dim = dim.map(horosvec_core::collection::parse_dim).transpose()?;
+            let dim = dim.map(args::dim).transpose()?;
             let metric = metric.as_deref().map(Metric::parse).transpose()?;
             let durability = Durability::parse(&durability)?;
             if path.is_empty() {
@@ -351,19 +352,9 @@ impl CoreCollection {
         let s = self.inner.clone();
         let adjacency = adjacency.to_vec();
         Job::new(move || {
-            let p = IndexParams::from_f64(
-                params.r,
-                params.l,
-                params.alpha,
-                params.passes,
-                params.bits,
-                params.seed,
-            )?;
-            let degree = int_arg("degree", degree, u32::MAX as f64)? as usize;
-            let entry = entry
-                .map(|e| int_arg("entry", e, u32::MAX as f64 - 1.0))
-                .transpose()?
-                .map(|e| e as u32);
+            let p = params.params()?;
+            let degree = args::graph_degree(degree)?;
+            let entry = entry.map(args::graph_entry).transpose()?;
             write(&s, |c| c.import_graph(&adjacency, degree, entry, p)).map(report_out)
         })
     }
@@ -657,14 +648,7 @@ impl CoreCollection {
         done.store(0, Ordering::Release);
         total.store(0, Ordering::Release);
         Job::new(move || {
-            let p = IndexParams::from_f64(
-                params.r,
-                params.l,
-                params.alpha,
-                params.passes,
-                params.bits,
-                params.seed,
-            )?;
+            let p = params.params()?;
             let progress = |d: usize, t: usize| {
                 done.store(d, Ordering::Release);
                 total.store(t, Ordering::Release);

@@ -1,6 +1,6 @@
 //! JS values ↔ core types.
 
-use horosvec_core::{SearchHit, VectorId};
+use horosvec_core::{args, SearchHit, VectorId};
 use napi::bindgen_prelude::{Either, Either3, Float32Array, Float64Array, Uint32Array};
 use napi_derive::napi;
 
@@ -19,11 +19,11 @@ pub struct PackedIds {
 /// [`PackedIds`] when every id is a string, else an array of numbers and strings.
 pub type JsIds = Either3<Float64Array, PackedIds, Vec<JsId>>;
 
-/// JS ids → core ids (numbers are checked by the core: `HV_INVALID_ARGUMENT`).
+/// JS ids → core ids (numbers are checked by `horosvec_core::args`: `HV_INVALID_ARGUMENT`).
 pub fn ids_in(ids: JsIds) -> horosvec_core::Result<Vec<VectorId>> {
     match ids {
-        Either3::A(nums) => nums.iter().map(|&n| VectorId::from_f64(n)).collect(),
-        Either3::B(p) => horosvec_core::split_utf16(&p.text, &p.lengths),
+        Either3::A(nums) => args::ids(&nums),
+        Either3::B(p) => args::packed_ids(&p.text, &p.lengths),
         Either3::C(list) => list.into_iter().map(id_in).collect(),
     }
 }
@@ -31,7 +31,7 @@ pub fn ids_in(ids: JsIds) -> horosvec_core::Result<Vec<VectorId>> {
 /// One JS id → core id.
 pub fn id_in(id: JsId) -> horosvec_core::Result<VectorId> {
     match id {
-        Either::A(n) => VectorId::from_f64(n),
+        Either::A(n) => args::id(n),
         Either::B(s) => Ok(VectorId::Str(s)),
     }
 }

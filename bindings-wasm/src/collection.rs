@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use horosvec_core::{Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
+use horosvec_core::{args, Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
@@ -48,21 +48,25 @@ impl CoreCollection {
 /// `RawSearchOptions`).
 fn opts(o: &JsValue) -> Result<SearchOptions, JsValue> {
     let get = |k: &str| js_sys::Reflect::get(o, &k.into()).unwrap_or(JsValue::UNDEFINED);
-    let num = |k: &str| get(k).as_f64();
-    let k = num("k").ok_or_else(|| err(Error::invalid_argument("k must be a positive integer")))?;
-    let mut s = SearchOptions::from_f64(k)
-        .and_then(|s| s.with_graph_f64(num("ef"), num("rerank")))
-        .map_err(err)?;
-    s.include_metadata = get("includeMetadata").as_bool().unwrap_or(true);
-    s.exact = get("exact").as_bool();
-    Ok(s)
+    let a = args::SearchArgs::from_lookup(|k| get(k).as_f64(), |k| get(k).as_bool());
+    args::search_options(&a).map_err(err)
+}
+
+/// Reads `{ r?, l?, alpha?, passes?, bits?, seed? }` (the Node binding's `RawIndexParams`).
+fn index_params(params: &JsValue) -> Result<IndexParams, JsValue> {
+    let a = args::IndexArgs::from_lookup(|k| {
+        js_sys::Reflect::get(params, &k.into())
+            .ok()
+            .and_then(|v| v.as_f64())
+    });
+    args::index_params(&a).map_err(err)
 }
 
 #[wasm_bindgen]
 impl CoreCollection {
     /// A new empty collection. `dim`: integer 1..=65536; `metric`: "l2" | "cosine" | "ip" | "l1".
     pub fn create(dim: f64, metric: &str) -> Result<CoreCollection, JsValue> {
-        let dim = horosvec_core::collection::parse_dim(dim).map_err(err)?;
+        let dim = args::dim(dim).map_err(err)?;
         let metric = Metric::parse(metric).map_err(err)?;
         Ok(CoreCollection {
             inner: Some(Collection::new(dim, metric).map_err(err)?),
@@ -95,31 +99,9 @@ impl CoreCollection {
     ) -> Result<JsValue, JsValue> {
         self.col()?;
         let adjacency = u32s_in(adjacency).map_err(err)?;
-        let get = |k: &str| {
-            js_sys::Reflect::get(&params, &k.into())
-                .ok()
-                .and_then(|v| v.as_f64())
-        };
-        let p = IndexParams::from_f64(
-            get("r"),
-            get("l"),
-            get("alpha"),
-            get("passes"),
-            get("bits"),
-            get("seed"),
-        )
-        .map_err(err)?;
-        let int = |name: &str, v: f64| -> Result<u32, JsValue> {
-            if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v < u32::MAX as f64 {
-                Ok(v as u32)
-            } else {
-                Err(err(Error::invalid_argument(format!(
-                    "{name} must be a non-negative integer, got {v}"
-                ))))
-            }
-        };
-        let degree = int("degree", degree)? as usize;
-        let entry = entry.map(|e| int("entry", e)).transpose()?;
+        let p = index_params(&params)?;
+        let degree = args::graph_degree(degree).map_err(err)?;
+        let entry = entry.map(args::graph_entry).transpose().map_err(err)?;
         let r = self
             .col_mut()?
             .import_graph(&adjacency, degree, entry, p)
@@ -210,20 +192,7 @@ impl CoreCollection {
         params: JsValue,
         progress: Option<js_sys::Function>,
     ) -> Result<(), JsValue> {
-        let get = |k: &str| {
-            js_sys::Reflect::get(&params, &k.into())
-                .ok()
-                .and_then(|v| v.as_f64())
-        };
-        let p = IndexParams::from_f64(
-            get("r"),
-            get("l"),
-            get("alpha"),
-            get("passes"),
-            get("bits"),
-            get("seed"),
-        )
-        .map_err(err)?;
+        let p = index_params(&params)?;
         let cancel = AtomicBool::new(false);
         let report = |d: usize, t: usize| {
             if let Some(f) = &progress {

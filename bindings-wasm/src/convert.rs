@@ -1,6 +1,6 @@
 //! JS values ↔ core types, and core errors → JS `Error`s with `code`.
 
-use horosvec_core::{Error, SearchHit, VectorId};
+use horosvec_core::{args, Error, SearchHit, VectorId};
 use js_sys::{Array, Float32Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -17,7 +17,7 @@ pub fn err(e: Error) -> JsValue {
 /// A JS id (number or string) → core id.
 pub fn id_in(v: &JsValue) -> horosvec_core::Result<VectorId> {
     if let Some(n) = v.as_f64() {
-        VectorId::from_f64(n)
+        args::id(n)
     } else if let Some(s) = v.as_string() {
         Ok(VectorId::Str(s))
     } else {
@@ -31,7 +31,7 @@ pub fn id_in(v: &JsValue) -> horosvec_core::Result<VectorId> {
 /// an array of numbers and strings.
 pub fn ids_in(ids: &JsValue) -> horosvec_core::Result<Vec<VectorId>> {
     if let Some(nums) = ids.dyn_ref::<js_sys::Float64Array>() {
-        return nums.to_vec().into_iter().map(VectorId::from_f64).collect();
+        return args::ids(&nums.to_vec());
     }
     if !Array::is_array(ids) && ids.is_object() {
         // Packed string ids: { text, lengths: Uint32Array } (one crossing instead of one per id).
@@ -42,7 +42,7 @@ pub fn ids_in(ids: &JsValue) -> horosvec_core::Result<Vec<VectorId>> {
             .ok()
             .and_then(|l| l.dyn_into::<js_sys::Uint32Array>().ok());
         return match (text, lengths) {
-            (Some(t), Some(l)) => horosvec_core::split_utf16(&t, &l.to_vec()),
+            (Some(t), Some(l)) => args::packed_ids(&t, &l.to_vec()),
             _ => Err(Error::invalid_argument("ids must be an array")),
         };
     }

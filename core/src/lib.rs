@@ -18,6 +18,7 @@
 #![warn(missing_docs)]
 
 pub mod ann;
+pub mod args;
 pub mod collection;
 pub mod distance;
 #[cfg(feature = "durable")]

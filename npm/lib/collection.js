@@ -1,7 +1,10 @@
-// The public `Collection` class, shared by the native and the wasm backend. It normalises input
-// shapes, supplies defaults and turns column-wise raw results into `{ id, distance, metadata }`
-// objects; every check on values happens in the Rust core.
+// The public `Collection` class, the same over the native and the wasm backend. It normalises
+// input shapes, supplies defaults and turns column-wise raw results into `{ id, distance,
+// metadata }` objects; every check on values happens in the Rust core. It forwards each call to
+// one backend adapter (`backends.js`), through the collection's `CallQueue` (`queue.js`), which
+// decides when the call starts.
 
+import { backendFor } from './backends.js';
 import { guard, hvError, inputError, readInput, toHvError } from './errors.js';
 import { toBatch, toIds, idsLength, toIndexOptions, toMetadata, toSearchOptions, toVector, checkId } from './input.js';
 
@@ -16,6 +19,8 @@ function parseMetadata(m, id) {
 
 // `signal.aborted` is the caller's value: a getter that throws is the caller's error.
 const isAborted = (signal) => readInput(() => signal?.aborted === true);
+
+const settle = () => undefined;
 
 function hits(raw) {
   const out = new Array(raw.ids.length);
@@ -33,61 +38,22 @@ function hits(raw) {
  * `version()`, `threads()`).
  */
 export function makeApi(raw) {
-  const native = typeof raw.CoreCollection.prototype.addAsync === 'function';
-  const backend = raw.backend();
-
-  // Runs a write or search: on a worker thread natively, synchronously under wasm; always a Promise.
-  const run = native
-    ? (f) => {
-        let p;
-        try {
-          p = f();
-        } catch (e) {
-          return Promise.reject(toHvError(e));
-        }
-        return p.catch((e) => {
-          throw toHvError(e);
-        });
-      }
-    : (f) => {
-        try {
-          return Promise.resolve(f());
-        } catch (e) {
-          return Promise.reject(toHvError(e));
-        }
-      };
-
-  const settle = () => undefined;
+  const backend = backendFor(raw);
 
   class Collection {
-    #raw;
+    // the backend adapter's handle of this collection, and the order of its calls
+    #h;
+    #queue;
     #dim;
     #metric;
     #closed = false;
-    // Native only: calls run on worker threads, so their order is kept here. Writes run one
-    // after another in call order; a search waits for the writes issued before it; close()
-    // waits for every call in flight.
-    #writeTail = Promise.resolve();
-    #pendingWrites = 0;
-    #inflight = new Set();
-    // A collection opened from a directory: its writes go to the binding's committer, which
-    // keeps their call order itself and commits concurrent ones together (group commit), so
-    // they do not wait for one another here; they still wait for an index build issued before.
-    #durable = false;
-    #pendingBuilds = 0;
-    // Durable writes are ticketed: the binding returns a ticket at once and later delivers the
-    // answers of a whole committed group in one settler call. While any is pending, a ref'd
-    // timer keeps the event loop alive (the settler itself does not).
-    #tickets = new Map();
-    #keepAlive = null;
 
     /** @internal use Collection.create */
-    constructor(rawCol, token) {
+    constructor(handle, token) {
       if (token !== CREATE) throw hvError('HV_INVALID_ARGUMENT', 'use Collection.create({ dim, metric })');
-      this.#raw = rawCol;
-      this.#durable = rawCol.durable === true;
-      if (this.#durable && typeof rawCol.setSettler === 'function') rawCol.setSettler((batch) => this.#settle(batch));
-      const s = rawCol.stats();
+      this.#h = handle;
+      this.#queue = handle.queue;
+      const s = handle.stats();
       this.#dim = s.dim;
       this.#metric = s.metric;
     }
@@ -102,7 +68,7 @@ export function makeApi(raw) {
         if (typeof metric !== 'string') throw inputError('HV_INVALID_ARGUMENT', `metric must be a string, got ${typeof metric}`);
         return [dim, metric];
       });
-      return guard(() => new Collection(raw.CoreCollection.create(dim, metric), CREATE));
+      return guard(() => new Collection(backend.create(dim, metric), CREATE));
     }
 
     static async fromBytes(bytes) {
@@ -110,13 +76,13 @@ export function makeApi(raw) {
       if (!readInput(() => ArrayBuffer.isView(bytes) && bytes instanceof Uint8Array)) {
         throw hvError('HV_INVALID_ARGUMENT', 'fromBytes needs a Uint8Array (or Buffer) made by toBytes()');
       }
-      let rawCol;
+      let handle;
       try {
-        rawCol = native ? await raw.CoreCollection.fromBytesAsync(bytes) : raw.CoreCollection.fromBytes(bytes);
+        handle = await backend.fromBytes(bytes);
       } catch (e) {
         throw toHvError(e);
       }
-      return new Collection(rawCol, CREATE);
+      return new Collection(handle, CREATE);
     }
 
     importGraph(graph) {
@@ -140,14 +106,16 @@ export function makeApi(raw) {
       } catch (e) {
         return Promise.reject(toHvError(e));
       }
-      const start = (r) => (native ? r.importGraphAsync(adjacency, degree, entry, params) : r.importGraph(adjacency, degree, entry, params));
-      return this.#call(true, start, () => {
-        adjacency = adjacency.slice();
-      }, true).then((rep) => ({ nodes: rep.nodes, edges: rep.edges, padding: rep.padding, selfLoops: rep.selfLoops, duplicates: rep.duplicates }));
+      return this.#call((h) => h.importGraph(adjacency, degree, entry, params), {
+        kind: 'build',
+        copyInputs: () => {
+          adjacency = adjacency.slice();
+        },
+      }).then((rep) => ({ nodes: rep.nodes, edges: rep.edges, padding: rep.padding, selfLoops: rep.selfLoops, duplicates: rep.duplicates }));
     }
 
     exportGraph() {
-      return this.#call(false, (r) => (native ? r.exportGraphAsync() : r.exportGraph()), () => {}).then((g) => ({
+      return this.#call((h) => h.exportGraph()).then((g) => ({
         adjacency: g.adjacency,
         degree: g.degree,
         entry: g.entry,
@@ -156,16 +124,14 @@ export function makeApi(raw) {
     }
 
     toBytes() {
-      return this.#call(false, (r) => (native ? r.toBytesAsync() : r.toBytes()), () => {}).then((b) =>
+      return this.#call((h) => h.toBytes()).then((b) =>
         // a plain Uint8Array on both backends (a Buffer is one, but may share a pooled ArrayBuffer)
         b instanceof Uint8Array && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? new Uint8Array(b.buffer) : Uint8Array.from(b),
       );
     }
 
     static async open(path, options = {}) {
-      if (!native) {
-        throw hvError('HV_UNSUPPORTED', 'Collection.open needs the native backend (Node.js); in browsers use Collection.create or Collection.fromBytes');
-      }
+      backend.assertCanOpen();
       if (typeof path !== 'string' || path === '') throw hvError('HV_INVALID_ARGUMENT', 'path must be a non-empty string (a directory)');
       const { dim, metric, durability, readOnly, limits } = readInput(() => {
         if (options === null || typeof options !== 'object') throw inputError('HV_INVALID_ARGUMENT', 'open options must be an object');
@@ -183,92 +149,32 @@ export function makeApi(raw) {
         if (typeof readOnly !== 'boolean') throw inputError('HV_INVALID_ARGUMENT', 'readOnly must be a boolean');
         return { dim, metric, durability, readOnly, limits: { maxMutableRecords, maxSealedSegments, maxTombstoneRatio, verify } };
       });
-      let rawCol;
+      let handle;
       try {
-        rawCol = await raw.CoreCollection.openAsync(path, dim, metric, durability, readOnly, limits);
+        handle = await backend.open(path, dim, metric, durability, readOnly, limits);
       } catch (e) {
         throw toHvError(e);
       }
-      return new Collection(rawCol, CREATE);
+      return new Collection(handle, CREATE);
     }
 
     #open() {
       if (this.#closed) throw hvError('HV_CLOSED', 'the collection is closed');
-      return this.#raw;
+      return this.#h;
     }
 
-    #track(p) {
-      this.#inflight.add(p);
-      const done = () => this.#inflight.delete(p);
-      p.then(done, done);
-      return p;
-    }
-
-    // Runs `start(raw)` (which returns the raw result or a Promise) as a write (`write` true) or
-    // a read. `args` were normalised at call time; `snapshot` copies them when the call has to
-    // wait, so the caller may change its buffers as soon as the call returns (ids and metadata
-    // are already copies of our own; only a Float32Array used as is needs it).
-    #call(write, start, snapshot, build = false) {
-      let r;
+    // Runs `operation(handle)` through the queue (`kind`: 'read' | 'write' | 'build'). Inputs
+    // were normalised at call time; `copyInputs` copies them if the call has to wait, so the
+    // caller may change its buffers as soon as the call returns (ids and metadata are already
+    // copies of our own; only a Float32Array used as is needs it).
+    #call(operation, { kind = 'read', copyInputs } = {}) {
+      let h;
       try {
-        r = this.#open();
+        h = this.#open();
       } catch (e) {
         return Promise.reject(e);
       }
-      if (!native) return run(() => start(r));
-      let p;
-      const unordered = write && !build && this.#durable && this.#pendingBuilds === 0;
-      if (this.#pendingWrites === 0 || unordered) {
-        // Nothing to wait for: start now (the binding copies the inputs before returning).
-        p = run(() => start(r));
-        if (!write) return this.#track(p);
-      } else {
-        try {
-          snapshot();
-        } catch (e) {
-          // e.g. a detached ArrayBuffer: the copy cannot be made
-          return Promise.reject(hvError('HV_INVALID_ARGUMENT', `an input buffer cannot be read: ${e?.message ?? e}`));
-        }
-        p = this.#writeTail.then(() => run(() => start(r)));
-      }
-      if (write) {
-        this.#pendingWrites++;
-        if (build) this.#pendingBuilds++;
-        this.#writeTail = Promise.all([this.#writeTail, p.then(settle, settle)]).then(() => {
-          this.#pendingWrites--;
-          if (build) this.#pendingBuilds--;
-        });
-      }
-      return this.#track(p);
-    }
-
-    #submit(kind, ids, flat, meta) {
-      const ticket = this.#raw.submitTicket(kind, ids, flat, meta);
-      return new Promise((resolve, reject) => {
-        this.#tickets.set(ticket, { resolve, reject });
-        if (this.#keepAlive === null) this.#keepAlive = setInterval(() => {}, 2 ** 30);
-      });
-    }
-
-    #settle({ ok, failed, errors }) {
-      for (let i = 0; i < ok.length; i += 2) {
-        const t = this.#tickets.get(ok[i]);
-        if (t !== undefined) {
-          this.#tickets.delete(ok[i]);
-          t.resolve(ok[i + 1]);
-        }
-      }
-      for (let i = 0; i < failed.length; i++) {
-        const t = this.#tickets.get(failed[i]);
-        if (t !== undefined) {
-          this.#tickets.delete(failed[i]);
-          t.reject(toHvError(new Error(errors[i])));
-        }
-      }
-      if (this.#tickets.size === 0 && this.#keepAlive !== null) {
-        clearInterval(this.#keepAlive);
-        this.#keepAlive = null;
-      }
+      return this.#queue.run(() => operation(h), { kind, copyInputs });
     }
 
     get size() {
@@ -285,8 +191,8 @@ export function makeApi(raw) {
 
     stats() {
       return guard(() => {
-        const r = this.#open();
-        return { ...r.stats(), backend, threads: raw.threads(), ...(this.#durable ? { commits: r.commits, mutableBound: r.mutableBound } : {}) };
+        const h = this.#open();
+        return { ...h.stats(), backend: backend.name, threads: backend.threads(), ...(h.durable ? { commits: h.commits, mutableBound: h.mutableBound } : {}) };
       });
     }
 
@@ -305,14 +211,12 @@ export function makeApi(raw) {
       } catch (e) {
         return Promise.reject(toHvError(e));
       }
-      const snapshot = () => {
-        flat = flat.slice();
-      };
-      const start = (r) => {
-        if (this.#durable) return this.#submit(method, idList, flat, meta);
-        return native ? r[`${method}Async`](idList, flat, meta) : r[method](idList, flat, meta);
-      };
-      return this.#call(true, start, snapshot).then(settle);
+      return this.#call((h) => h.write(method, idList, flat, meta), {
+        kind: 'write',
+        copyInputs: () => {
+          flat = flat.slice();
+        },
+      }).then(settle);
     }
 
     add(ids, vectors, metadata) {
@@ -320,15 +224,16 @@ export function makeApi(raw) {
     }
 
     #segmentOp(name) {
+      let h;
       try {
-        this.#open();
+        h = this.#open();
       } catch (e) {
         return Promise.reject(e);
       }
-      if (!this.#durable) {
+      if (!h.durable) {
         return Promise.reject(hvError('HV_UNSUPPORTED', `${name}() works on collections opened with Collection.open(path); this one lives in memory`));
       }
-      return this.#call(true, (r) => r[name](), () => {});
+      return this.#call((handle) => handle[name](), { kind: 'write' });
     }
 
     seal() {
@@ -351,27 +256,23 @@ export function makeApi(raw) {
       } catch (e) {
         return Promise.reject(toHvError(e));
       }
-      const snapshot = () => {}; // the ids are a copy already
-      const start = (r) => {
-        if (this.#durable) return this.#submit('delete', idList, undefined, undefined);
-        return native ? r.deleteAsync(idList) : r.delete(idList);
-      };
-      return this.#call(true, start, snapshot);
+      // the ids are a copy already: nothing to copy when the call waits
+      return this.#call((h) => h.delete(idList), { kind: 'write' });
     }
 
     get(id) {
       return guard(() => {
-        const r = this.#open();
-        const rec = r.get(readInput(() => checkId(id)));
+        const h = this.#open();
+        const rec = h.get(readInput(() => checkId(id)));
         if (rec === undefined || rec === null) return undefined;
         return { vector: rec.vector, metadata: rec.metadata === null || rec.metadata === undefined ? undefined : parseMetadata(rec.metadata, id) };
       });
     }
 
     searchSync(query, options) {
-      const r = this.#open();
+      const h = this.#open();
       const [q, o] = readInput(() => [toVector(query, this.#dim, 'query'), toSearchOptions(options)]);
-      return guard(() => hits(r.search(q, o)));
+      return guard(() => hits(h.searchSync(q, o)));
     }
 
     search(query, options) {
@@ -382,8 +283,10 @@ export function makeApi(raw) {
       } catch (e) {
         return Promise.reject(toHvError(e));
       }
-      return this.#call(false, (r) => (native ? r.searchAsync(q, o) : r.search(q, o)), () => {
-        q = q.slice();
+      return this.#call((h) => h.search(q, o), {
+        copyInputs: () => {
+          q = q.slice();
+        },
       }).then(hits);
     }
 
@@ -395,8 +298,10 @@ export function makeApi(raw) {
       } catch (e) {
         return Promise.reject(toHvError(e));
       }
-      return this.#call(false, (r) => (native ? r.searchBatchAsync(flat, o) : r.searchBatch(flat, o)), () => {
-        flat = flat.slice();
+      return this.#call((h) => h.searchBatch(flat, o), {
+        copyInputs: () => {
+          flat = flat.slice();
+        },
       }).then((all) => all.map(hits));
     }
 
@@ -409,53 +314,16 @@ export function makeApi(raw) {
       } catch (e) {
         return Promise.reject(toHvError(e));
       }
-      const report = (d, t) => {
-        if (onProgress) onProgress(d, t);
-      };
-      if (!native) {
-        return this.#call(true, (r) => r.buildIndex(params, (d, t) => {
-          report(d, t);
-          return signal?.aborted === true;
-        })).then(settle);
-      }
-      return this.#call(true, (r) => {
-        if (isAborted(signal)) throw hvError('HV_CANCELLED', 'the build was aborted before it started');
-        const p = r.buildIndexAsync(params);
-        const onAbort = () => r.cancelBuild();
-        signal?.addEventListener('abort', onAbort, { once: true });
-        let last = -1;
-        const poll = () => {
-          const [d, t] = r.buildProgress();
-          if (t > 0 && d !== last) {
-            last = d;
-            report(d, t);
-          }
-        };
-        const timer = onProgress ? setInterval(poll, 50) : undefined;
-        const cleanup = () => {
-          if (timer) clearInterval(timer);
-          signal?.removeEventListener('abort', onAbort);
-        };
-        return p.then(
-          () => {
-            cleanup();
-            poll();
-          },
-          (e) => {
-            cleanup();
-            throw e;
-          },
-        );
-      }, () => {}, true).then(settle);
+      return this.#call((h) => h.buildIndex(params, onProgress, signal), { kind: 'build' }).then(settle);
     }
 
     async close() {
       if (this.#closed) return;
       this.#closed = true;
       // Calls already made finish first (their results or errors reach their callers).
-      await Promise.allSettled([...this.#inflight]);
+      await this.#queue.drain();
       try {
-        this.#raw.close();
+        this.#h.close();
       } catch {
         // closing after a failure is harmless
       }
@@ -463,5 +331,5 @@ export function makeApi(raw) {
   }
   const CREATE = Symbol('create');
 
-  return { Collection, backend, kernel: raw.kernel(), version: raw.version() };
+  return { Collection, backend: backend.name, kernel: backend.kernel, version: backend.version };
 }

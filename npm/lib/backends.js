@@ -1,0 +1,244 @@
+// The two backend adapters behind the public `Collection`: one over the native addon (napi-rs:
+// calls run on worker threads and return Promises; durable collections), one over the wasm
+// build (calls run synchronously on the calling thread). Both have the same method set, so the
+// `Collection` never asks which backend it runs on; `backendFor(raw)` picks one, once.
+//
+// Module level: `name`, `kernel`, `version`, `threads()`, `assertCanOpen()`, `create(dim,
+// metric)`, `fromBytes(bytes)`, `open(path, dim, metric, durability, readOnly, limits)`; the last
+// three return a handle (Promise of one for the async two).
+// A handle (one raw collection): `durable`, `queue` (its `CallQueue`), `size`, `commits`,
+// `mutableBound`, `stats()`, `get(id)`, `searchSync(query, options)`, `close()`, and the calls
+// the queue orders, each returning a Promise whose rejection is an `HvError`: `write(method,
+// ids, flat, metadata)` (method "add" | "upsert"), `delete(ids)`, `search(query, options)`,
+// `searchBatch(flat, options)`, `importGraph(adjacency, degree, entry, params)`, `exportGraph()`,
+// `toBytes()`, `buildIndex(params, onProgress, signal)`, `seal()`, `compact()`.
+
+import { hvError, readInput, toHvError } from './errors.js';
+import { CallQueue, TicketBook } from './queue.js';
+
+// `signal.aborted` is the caller's value: a getter that throws is the caller's error.
+const isAborted = (signal) => readInput(() => signal?.aborted === true);
+
+/** The adapter for `raw`: native when its collections have the `…Async` methods, else wasm. */
+export function backendFor(raw) {
+  return typeof raw.CoreCollection.prototype.addAsync === 'function' ? nativeBackend(raw) : wasmBackend(raw);
+}
+
+// Members both adapters' handles share: the calls that are synchronous on both backends.
+class Handle {
+  raw;
+  durable = false;
+  constructor(raw) {
+    this.raw = raw;
+  }
+  get size() {
+    return this.raw.size;
+  }
+  stats() {
+    return this.raw.stats();
+  }
+  get(id) {
+    return this.raw.get(id);
+  }
+  searchSync(query, options) {
+    return this.raw.search(query, options);
+  }
+  close() {
+    this.raw.close();
+  }
+}
+
+function nativeBackend(raw) {
+  // Starts a worker-thread call; every failure, synchronous or not, becomes a rejected HvError.
+  const invoke = (f) => {
+    let p;
+    try {
+      p = f();
+    } catch (e) {
+      return Promise.reject(toHvError(e));
+    }
+    return p.catch((e) => {
+      throw toHvError(e);
+    });
+  };
+
+  class NativeHandle extends Handle {
+    // Durable writes are ticketed: the binding returns a ticket at once and later delivers the
+    // answers of a whole committed group in one settler call.
+    #tickets = new TicketBook((message) => toHvError(new Error(message)));
+
+    constructor(r) {
+      super(r);
+      this.durable = r.durable === true;
+      // A collection opened from a directory: its writes go to the binding's committer, which
+      // keeps their call order itself and commits concurrent ones together (group commit).
+      this.queue = new CallQueue({ groupCommit: this.durable });
+      if (this.durable && typeof r.setSettler === 'function') r.setSettler((batch) => this.#tickets.settle(batch));
+    }
+
+    get commits() {
+      return this.raw.commits;
+    }
+    get mutableBound() {
+      return this.raw.mutableBound;
+    }
+
+    #submit(kind, ids, flat, meta) {
+      return this.#tickets.wait(this.raw.submitTicket(kind, ids, flat, meta));
+    }
+
+    write(method, ids, flat, meta) {
+      return invoke(() => (this.durable ? this.#submit(method, ids, flat, meta) : this.raw[`${method}Async`](ids, flat, meta)));
+    }
+    delete(ids) {
+      return invoke(() => (this.durable ? this.#submit('delete', ids, undefined, undefined) : this.raw.deleteAsync(ids)));
+    }
+    search(query, options) {
+      return invoke(() => this.raw.searchAsync(query, options));
+    }
+    searchBatch(flat, options) {
+      return invoke(() => this.raw.searchBatchAsync(flat, options));
+    }
+    importGraph(adjacency, degree, entry, params) {
+      return invoke(() => this.raw.importGraphAsync(adjacency, degree, entry, params));
+    }
+    exportGraph() {
+      return invoke(() => this.raw.exportGraphAsync());
+    }
+    toBytes() {
+      return invoke(() => this.raw.toBytesAsync());
+    }
+    seal() {
+      return invoke(() => this.raw.seal());
+    }
+    compact() {
+      return invoke(() => this.raw.compact());
+    }
+
+    // The build runs on a worker thread: progress is polled every 50 ms, an abort asks the
+    // binding to cancel.
+    buildIndex(params, onProgress, signal) {
+      const r = this.raw;
+      return invoke(() => {
+        if (isAborted(signal)) throw hvError('HV_CANCELLED', 'the build was aborted before it started');
+        const p = r.buildIndexAsync(params);
+        const onAbort = () => r.cancelBuild();
+        signal?.addEventListener('abort', onAbort, { once: true });
+        let last = -1;
+        const poll = () => {
+          const [d, t] = r.buildProgress();
+          if (t > 0 && d !== last) {
+            last = d;
+            if (onProgress) onProgress(d, t);
+          }
+        };
+        const timer = onProgress ? setInterval(poll, 50) : undefined;
+        const cleanup = () => {
+          if (timer) clearInterval(timer);
+          signal?.removeEventListener('abort', onAbort);
+        };
+        return p.then(
+          () => {
+            cleanup();
+            poll();
+          },
+          (e) => {
+            cleanup();
+            throw e;
+          },
+        );
+      });
+    }
+  }
+
+  const wrap = (r) => new NativeHandle(r);
+  return {
+    name: raw.backend(),
+    kernel: raw.kernel(),
+    version: raw.version(),
+    threads: () => raw.threads(),
+    assertCanOpen() {},
+    create: (dim, metric) => wrap(raw.CoreCollection.create(dim, metric)),
+    fromBytes: async (bytes) => wrap(await raw.CoreCollection.fromBytesAsync(bytes)),
+    open: async (path, dim, metric, durability, readOnly, limits) =>
+      wrap(await raw.CoreCollection.openAsync(path, dim, metric, durability, readOnly, limits)),
+  };
+}
+
+function wasmBackend(raw) {
+  // Runs a call to completion now; its result or HvError as a Promise.
+  const invoke = (f) => {
+    try {
+      return Promise.resolve(f());
+    } catch (e) {
+      return Promise.reject(toHvError(e));
+    }
+  };
+  const unsupported = () =>
+    hvError('HV_UNSUPPORTED', 'Collection.open needs the native backend (Node.js); in browsers use Collection.create or Collection.fromBytes');
+
+  class WasmHandle extends Handle {
+    // every call has finished when it returns: nothing to order
+    queue = new CallQueue({ immediate: true });
+
+    get commits() {
+      return 0;
+    }
+    get mutableBound() {
+      return 0;
+    }
+    write(method, ids, flat, meta) {
+      return invoke(() => this.raw[method](ids, flat, meta));
+    }
+    delete(ids) {
+      return invoke(() => this.raw.delete(ids));
+    }
+    search(query, options) {
+      return invoke(() => this.raw.search(query, options));
+    }
+    searchBatch(flat, options) {
+      return invoke(() => this.raw.searchBatch(flat, options));
+    }
+    importGraph(adjacency, degree, entry, params) {
+      return invoke(() => this.raw.importGraph(adjacency, degree, entry, params));
+    }
+    exportGraph() {
+      return invoke(() => this.raw.exportGraph());
+    }
+    toBytes() {
+      return invoke(() => this.raw.toBytes());
+    }
+    // Collections of this backend live in memory (the JS layer refuses seal/compact before).
+    seal() {
+      return Promise.reject(unsupported());
+    }
+    compact() {
+      return Promise.reject(unsupported());
+    }
+    // The build runs on this thread: progress comes through the callback, whose return value
+    // (the signal's state) stops the build.
+    buildIndex(params, onProgress, signal) {
+      return invoke(() =>
+        this.raw.buildIndex(params, (d, t) => {
+          if (onProgress) onProgress(d, t);
+          return signal?.aborted === true;
+        }),
+      );
+    }
+  }
+
+  return {
+    name: raw.backend(),
+    kernel: raw.kernel(),
+    version: raw.version(),
+    threads: () => raw.threads(),
+    assertCanOpen() {
+      throw unsupported();
+    },
+    create: (dim, metric) => new WasmHandle(raw.CoreCollection.create(dim, metric)),
+    fromBytes: async (bytes) => new WasmHandle(raw.CoreCollection.fromBytes(bytes)),
+    open: async () => {
+      throw unsupported();
+    },
+  };
+}
