@@ -2,6 +2,9 @@
 
 use super::*;
 use crate::quant::available_bit_kernels;
+use crate::quant::codes::{code_norm_y, pack_planes};
+use crate::quant::encode::EncodeScratch;
+use crate::quant::{RabitqParams, EPSILON0};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
