@@ -1,6 +1,6 @@
 //! The graph's storage: a flat fixed-stride adjacency with the degree inline.
 
-use super::build::BuildError;
+use super::{BuildError, MAX_NODES};
 use crate::region::Region;
 
 /// The adjacency values: owned, or read in place from a mapped segment file (copied on the
@@ -109,9 +109,6 @@ impl PartialEq for Graph {
 }
 
 impl Eq for Graph {}
-
-/// Largest number of nodes a graph holds (bit 31 of an id is used by the search lists).
-pub const MAX_NODES: usize = (1 << 31) - 1;
 
 impl Graph {
     /// An empty graph with maximum out-degree `r` (nodes are added by [`Graph::insert`]).
