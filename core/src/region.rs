@@ -84,7 +84,7 @@ impl Backing for AlignedBuf {
 ///   their misses with the work done meanwhile, and the hardware prefetcher streams the rest).
 /// * elsewhere: nothing.
 #[inline(always)]
-pub(crate) fn prefetch<T: Copy>(data: &[T]) {
+pub fn prefetch<T: Copy>(data: &[T]) {
     #[cfg(target_arch = "x86_64")]
     {
         use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};

@@ -80,7 +80,7 @@ mod vamana;
 mod tests;
 
 pub use flat::{inverse_norms, FlatNodes, FlatQuery, NodeQuery};
-pub use params::{StartGraph, VamanaParams};
+pub use params::{StartGraph, VamanaParams, MAX_ALPHA, MAX_L, MAX_PASSES};
 pub use scratch::{SearchScratch, SearchStats};
 pub use search::{search, search_unfiltered};
 pub use vamana::Graph;

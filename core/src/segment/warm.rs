@@ -27,10 +27,10 @@ pub fn cold_searches_in_flight() -> usize {
 /// each out of cold mode ([`crate::ann::AnnIndex::set_cold`]) once read. Until then, searches ask
 /// for the pages they are about to read, so that their faults overlap. Returns at once.
 ///
-/// The thread asks for one [`WARM_CHUNK`] at a time (the next one while it waits for the
+/// The thread asks for one chunk (`WARM_CHUNK`, 64 KiB) at a time (the next one while it waits for the
 /// current one) through the random-access mapping, so the kernel reads no further ahead, and
-/// when the last chunk had to be read from the medium (it took over [`WARM_CACHED`]) it first
-/// gives way to cold searches in flight for up to [`WARM_YIELD`]: a searcher's page reads then
+/// when the last chunk had to be read from the medium (it took over `WARM_CACHED`, 200 µs) it first
+/// gives way to cold searches in flight for up to `WARM_YIELD` (2 ms): a searcher's page reads then
 /// never queue behind more than two chunks, and a file already in the page cache is walked
 /// through at memory speed. (Plain sequential reads of the file let the kernel's readahead queue
 /// megabytes at a time, which made the first search after a cold open take three times longer.)
