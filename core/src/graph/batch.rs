@@ -56,6 +56,7 @@ pub(crate) struct Worker {
 pub(crate) struct WorkerPool(Mutex<Vec<Worker>>);
 
 impl WorkerPool {
+    /// Runs `f` with a worker taken from the pool (a fresh one if none is free), then returns it.
     pub(crate) fn with<T>(&self, f: impl FnOnce(&mut Worker) -> T) -> T {
         let taken = self.0.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut w = taken.unwrap_or_default();

@@ -65,6 +65,7 @@
 //! After any public operation: every degree ≤ R; no self loops; no duplicate edges within one
 //! neighbour list; every edge points to a node `< len()`.
 
+mod adj;
 mod batch;
 mod build;
 mod flat;

@@ -50,19 +50,32 @@ pub(super) const HEADER_CRC_AT: usize = 508;
 /// Sections start on multiples of this many bytes (a cache line; mapped files are page-aligned).
 pub const SECTION_ALIGN: u64 = 64;
 
+// Section numbers: their order in the section table and in the file (the drawing above).
+/// Section 0: seqs.
 pub(super) const S_SEQS: usize = 0;
+/// Section 1: vectors.
 pub(super) const S_VECTORS: usize = 1;
+/// Section 2: inv_norms.
 pub(super) const S_INV_NORMS: usize = 2;
+/// Section 3: id_offsets.
 pub(super) const S_ID_OFFSETS: usize = 3;
+/// Section 4: id_bytes.
 pub(super) const S_ID_BYTES: usize = 4;
+/// Section 5: id_order.
 pub(super) const S_ID_ORDER: usize = 5;
+/// Section 6: meta_offsets.
 pub(super) const S_META_OFFSETS: usize = 6;
+/// Section 7: meta_bytes.
 pub(super) const S_META_BYTES: usize = 7;
+/// Section 8: centroid.
 pub(super) const S_CENTROID: usize = 8;
+/// Section 9: codes.
 pub(super) const S_CODES: usize = 9;
+/// Section 10: graph.
 pub(super) const S_GRAPH: usize = 10;
 /// The sections checked only by [`Segment::verify`].
 pub(super) const BULK: [usize; 3] = [S_VECTORS, S_CODES, S_GRAPH];
+/// Section names, for error messages.
 pub(super) const SECTION_NAMES: [&str; SECTIONS] = [
     "seqs",
     "vectors",
@@ -77,10 +90,12 @@ pub(super) const SECTION_NAMES: [&str; SECTIONS] = [
     "graph",
 ];
 
+/// The little-endian `u32` at byte `at` of `b`.
 pub(super) fn le_u32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
 
+/// The little-endian `u64` at byte `at` of `b`.
 pub(super) fn le_u64(b: &[u8], at: usize) -> u64 {
     let mut a = [0u8; 8];
     a.copy_from_slice(&b[at..at + 8]);
@@ -90,7 +105,10 @@ pub(super) fn le_u64(b: &[u8], at: usize) -> u64 {
 /// One entry of the section table.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Section {
+    /// Byte offset of the section in the file (a multiple of [`SECTION_ALIGN`]).
     pub offset: u64,
+    /// Length in bytes.
     pub len: u64,
+    /// crc32 of its bytes.
     pub crc: u32,
 }
