@@ -8,6 +8,10 @@
 //!
 //! Typed access goes through `bytemuck`, which checks size and alignment; a region is validated
 //! once when it is made ([`Region::new`]), so the accessors never fail afterwards.
+//!
+//! The two read-ahead hints of the readers live here too: [`Region::will_need`] asks the medium
+//! for pages of a mapped file, and [`prefetch`] asks the CPU for the cache lines of any slice (the
+//! rows of a flat scan, the nodes of a graph build, RaBitQ records).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -27,18 +31,36 @@ pub trait Backing: Send + Sync + 'static {
     fn will_need(&self, _offset: usize, _len: usize) {}
 }
 
-/// An owned buffer aligned to 64 bytes (a memory map is page-aligned; this stands in for one in
-/// tests and in the wasm build, where files are byte arrays).
+/// One 64-byte cache line of words, aligned to 64 bytes: the unit of the aligned buffers here and
+/// of the RaBitQ records (`quant/codes.rs`), readable as `u64`s or bytes through `bytemuck`.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+pub(crate) struct CacheLine([u64; 8]);
+
+impl CacheLine {
+    /// A line of zeros.
+    pub(crate) const ZERO: CacheLine = CacheLine([0; 8]);
+}
+
+// SAFETY: `CacheLine` is `repr(C)` around `[u64; 8]` (64 bytes) with alignment 64, so it has no
+// padding, and the all-zero bit pattern is a valid value.
+unsafe impl bytemuck::Zeroable for CacheLine {}
+// SAFETY: as above: no padding, every bit pattern of its eight `u64`s is valid, it is `Copy` and
+// holds no pointers.
+unsafe impl bytemuck::Pod for CacheLine {}
+
+/// An owned buffer whose first byte is 64-byte aligned (a memory map is page-aligned; this stands
+/// in for one in tests and in the wasm build, where files are byte arrays).
 pub struct AlignedBuf {
-    lines: Vec<[u64; 8]>,
+    lines: Vec<CacheLine>,
     len: usize,
 }
 
 impl AlignedBuf {
     /// Copies `bytes` into a fresh 64-byte aligned buffer.
     pub fn from_bytes(bytes: &[u8]) -> AlignedBuf {
-        let mut lines = vec![[0u64; 8]; bytes.len().div_ceil(64)];
-        bytemuck::cast_slice_mut::<[u64; 8], u8>(&mut lines)[..bytes.len()].copy_from_slice(bytes);
+        let mut lines = vec![CacheLine::ZERO; bytes.len().div_ceil(64)];
+        bytemuck::cast_slice_mut::<CacheLine, u8>(&mut lines)[..bytes.len()].copy_from_slice(bytes);
         AlignedBuf {
             lines,
             len: bytes.len(),
@@ -48,8 +70,50 @@ impl AlignedBuf {
 
 impl Backing for AlignedBuf {
     fn bytes(&self) -> &[u8] {
-        &bytemuck::cast_slice::<[u64; 8], u8>(&self.lines)[..self.len]
+        &bytemuck::cast_slice::<CacheLine, u8>(&self.lines)[..self.len]
     }
+}
+
+/// Asks the CPU to start loading the cache lines of `data` (e.g. a row or a code record that is
+/// read next). Only a hint: it never faults and changes no program state.
+///
+/// * x86-64: `prefetcht0` for every 64-byte line `data` touches, from its first byte to its last
+///   (SSE is in the x86-64 baseline).
+/// * wasm32 has no prefetch instruction: volatile loads of the first element of the slice's first
+///   two 64-byte lines stand in for one (the engine cannot drop them, an out-of-order CPU overlaps
+///   their misses with the work done meanwhile, and the hardware prefetcher streams the rest).
+/// * elsewhere: nothing.
+#[inline(always)]
+pub fn prefetch<T: Copy>(data: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let p = data.as_ptr().cast::<i8>();
+        let len = core::mem::size_of_val(data);
+        let mut off = 0;
+        while off < len {
+            // SAFETY: a prefetch is only a hint: it never faults and reads nothing into program
+            // state; `p + off` stays inside `data` (off < len).
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(off)) };
+            off += 64;
+        }
+        if len > 0 {
+            // the line of the last byte, when `data` does not start on a line boundary
+            // SAFETY: as above; `p + len − 1` is the last byte of `data`.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(len - 1)) };
+        }
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let size = core::mem::size_of::<T>().max(1);
+        let step = (64 / size).max(1);
+        for i in (0..data.len().min(2 * step)).step_by(step) {
+            // SAFETY: `i < data.len()`: a valid, aligned, initialised `T` inside `data`.
+            let _ = unsafe { core::ptr::read_volatile(data.as_ptr().add(i)) };
+        }
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "wasm32")))]
+    let _ = data;
 }
 
 /// A byte range of a [`Backing`], readable as a slice of plain values.
@@ -214,6 +278,16 @@ mod tests {
 
         fn will_need(&self, offset: usize, len: usize) {
             self.hints.lock().unwrap().push((offset, len));
+        }
+    }
+
+    #[test]
+    fn aligned_buf_is_64_byte_aligned() {
+        for n in [0, 1, 63, 64, 65, 1000] {
+            let bytes: Vec<u8> = (0..n).map(|i| i as u8).collect();
+            let buf = AlignedBuf::from_bytes(&bytes);
+            assert_eq!(buf.bytes(), &bytes[..]);
+            assert_eq!(buf.bytes().as_ptr() as usize % 64, 0, "{n} bytes");
         }
     }
 

@@ -17,177 +17,29 @@
 //! arXiv 2105.09613 (deletes); Gao & Long, "RaBitQ", SIGMOD 2024 and Gao et al., Extended RaBitQ,
 //! SIGMOD 2025 (codes).
 
+//!
+//! | file | concept |
+//! | --- | --- |
+//! | `params.rs` | [`IndexParams`]: build parameters, defaults, range checks |
+//! | `mod.rs` | [`AnnIndex`]: build, assembly from parts, tombstones, inserts, consolidation, memory estimates |
+//! | `search.rs` | [`AnnIndex::search`]: walk, then bound-driven exact rerank |
+
+mod params;
+mod search;
+
+pub use params::{code_params, default_bits, IndexParams, AUTO_BITS};
+pub use search::{AnnSearch, RERANK_EPSILON0};
+
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use params::build_error;
+
 use crate::error::{Error, Result};
-use crate::flat::{FlatView, TopK};
-use crate::graph::{
-    self, BuildError, FlatNodes, Graph, QueryDistance, SearchScratch, VamanaParams,
-};
-use crate::quant::{PreparedQuery, RabitqIndex, RabitqParams};
+use crate::flat::FlatView;
+use crate::graph::{FlatNodes, Graph, SearchScratch};
+use crate::quant::{PreparedQuery, RabitqIndex};
 use crate::types::Metric;
-
-/// Parameters of an index build. Defaults are chosen by measurement (`bench-results/README.md`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct IndexParams {
-    /// R: maximum out-degree of the graph.
-    pub r: usize,
-    /// L: list size of the greedy searches during the build.
-    pub l: usize,
-    /// α of RobustPrune, with the paper's meaning on (non-squared) Euclidean distances.
-    pub alpha: f32,
-    /// Build passes (with two or more, the first uses α = 1).
-    pub passes: usize,
-    /// Bits per dimension of the RaBitQ codes (1..=8; 1 = RaBitQ, more = Extended RaBitQ), or
-    /// [`AUTO_BITS`] to pick by dimension at build time ([`default_bits`]).
-    pub bits: u8,
-    /// Seed of everything random in the build (start graph, order, rotation).
-    pub seed: u64,
-}
-
-impl Default for IndexParams {
-    fn default() -> Self {
-        let v = VamanaParams::default();
-        IndexParams {
-            r: v.r,
-            l: v.l,
-            alpha: v.alpha,
-            passes: v.passes,
-            bits: AUTO_BITS,
-            seed: v.seed,
-        }
-    }
-}
-
-/// `bits` value meaning "choose by dimension" ([`default_bits`]).
-pub const AUTO_BITS: u8 = 0;
-
-/// Default code width for `dim`-dimensional vectors, chosen by measurement on the shipped 384-d
-/// sentence embeddings and the 128-d SIFT set (`docs/index.md`): 1 bit from 320 dimensions
-/// (codes, factors and R = 32 adjacency stay under 200 bytes per vector at 384-d, and the
-/// bound-driven rerank absorbs the coarser estimates), 2 bits from 160, 4 bits below, where 1-bit
-/// codes are too coarse for the walk.
-pub const fn default_bits(dim: usize) -> u8 {
-    if dim >= 320 {
-        1
-    } else if dim >= 160 {
-        2
-    } else {
-        4
-    }
-}
-
-impl IndexParams {
-    fn vamana(&self) -> VamanaParams {
-        VamanaParams {
-            r: self.r,
-            l: self.l,
-            alpha: self.alpha,
-            passes: self.passes,
-            seed: self.seed,
-            ..VamanaParams::default()
-        }
-    }
-
-    /// Parameters from JS numbers; `None` keeps the default.
-    ///
-    /// # Errors
-    /// `HV_INVALID_ARGUMENT` when a value is not an integer in range (R in 1..=4096, L ≥ 1,
-    /// passes in 1..=8, bits in 1..=8, seed a safe integer) or α is not a finite number in [1, 4].
-    pub fn from_f64(
-        r: Option<f64>,
-        l: Option<f64>,
-        alpha: Option<f64>,
-        passes: Option<f64>,
-        bits: Option<f64>,
-        seed: Option<f64>,
-    ) -> Result<IndexParams> {
-        let d = IndexParams::default();
-        let int = |name: &str, v: Option<f64>, lo: f64, hi: f64, def: usize| -> Result<usize> {
-            match v {
-                None => Ok(def),
-                Some(x) if x.is_finite() && x.fract() == 0.0 && x >= lo && x <= hi => {
-                    Ok(x as usize)
-                }
-                Some(x) => Err(Error::invalid_argument(format!(
-                    "{name} must be an integer in {lo}..={hi}, got {x}"
-                ))),
-            }
-        };
-        let alpha = match alpha {
-            None => d.alpha,
-            Some(a) if a.is_finite() && (1.0..=4.0).contains(&a) => a as f32,
-            Some(a) => {
-                return Err(Error::invalid_argument(format!(
-                    "alpha must be a number in [1, 4], got {a}"
-                )))
-            }
-        };
-        let p = IndexParams {
-            r: int("R", r, 1.0, 4096.0, d.r)?,
-            l: int("L", l, 1.0, 100_000.0, d.l)?,
-            alpha,
-            passes: int("passes", passes, 1.0, 8.0, d.passes)?,
-            bits: match bits {
-                None => AUTO_BITS,
-                b => int("bits", b, 1.0, 8.0, 0)? as u8,
-            },
-            seed: int("seed", seed, 0.0, crate::types::MAX_SAFE_INTEGER as f64, 0)? as u64,
-        };
-        let p = if seed.is_none() {
-            IndexParams { seed: d.seed, ..p }
-        } else {
-            p
-        };
-        p.validate()?;
-        Ok(p)
-    }
-
-    /// Checks the ranges (the same for options from JS and for parameters read back from a
-    /// snapshot or segment file, which map the error to `HV_CORRUPT`).
-    ///
-    /// # Errors
-    /// `HV_INVALID_ARGUMENT` when a parameter is out of range.
-    pub fn validate(&self) -> Result<()> {
-        self.vamana().validate().map_err(build_error)?;
-        if self.bits != AUTO_BITS && !(1..=8).contains(&self.bits) {
-            return Err(Error::invalid_argument(format!(
-                "bits must be an integer in 1..=8, got {}",
-                self.bits
-            )));
-        }
-        if self.seed > crate::types::MAX_SAFE_INTEGER {
-            return Err(Error::invalid_argument(format!(
-                "seed must be a safe integer, got {}",
-                self.seed
-            )));
-        }
-        Ok(())
-    }
-}
-
-/// Per-search options of the index.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AnnSearch {
-    /// ef: list size of the beam search (≥ k; larger is slower and more accurate).
-    pub ef: usize,
-    /// How many of the best estimated candidates get an exact distance (≥ k).
-    pub rerank: usize,
-}
-
-fn build_error(e: BuildError) -> Error {
-    match e {
-        BuildError::Cancelled => Error::Cancelled,
-        other => Error::invalid_argument(other.to_string()),
-    }
-}
-
-/// The RaBitQ parameters of an index's codes: its code width, and a seed derived from the build
-/// seed.
-pub fn code_params(params: &IndexParams) -> RabitqParams {
-    RabitqParams::new(params.bits).with_seed(params.seed ^ 0x9e37_79b9_7f4a_7c15)
-}
 
 /// The RaBitQ codes of every row of `view` (none under L1), seeded from the build seed.
 fn encode_codes(view: &FlatView<'_>, params: &IndexParams) -> Result<Option<RabitqIndex>> {
@@ -216,49 +68,8 @@ pub struct AnnIndex {
     pool: Mutex<Vec<Scratch>>,
     /// Cold mode of the walks ([`AnnIndex::set_cold`]).
     cold: AtomicBool,
-}
-
-/// Exact distances to stored rows through the collection's [`FlatView`].
-struct ExactQuery<'a> {
-    view: &'a FlatView<'a>,
-    q: &'a [f32],
-}
-
-impl QueryDistance for ExactQuery<'_> {
-    #[inline]
-    fn distance(&mut self, node: u32) -> f32 {
-        self.view.distance(self.q, node as usize)
-    }
-
-    #[inline]
-    fn will_need(&self, node: u32) {
-        self.view.will_need(node as usize);
-    }
-}
-
-// ExactQuery has no CPU prefetch: its rows are read straight after being listed.
-
-/// RaBitQ estimates.
-struct CodeQuery<'a> {
-    codes: &'a RabitqIndex,
-    pq: &'a PreparedQuery,
-}
-
-impl QueryDistance for CodeQuery<'_> {
-    #[inline]
-    fn distance(&mut self, node: u32) -> f32 {
-        self.codes.estimate(self.pq, node)
-    }
-
-    #[inline]
-    fn prefetch(&self, node: u32) {
-        self.codes.prefetch(node);
-    }
-
-    #[inline]
-    fn will_need(&self, node: u32) {
-        self.codes.will_need(node);
-    }
+    /// Where searches in cold mode count themselves ([`AnnIndex::count_cold_searches_in`]).
+    cold_gauge: Option<&'static AtomicUsize>,
 }
 
 fn nodes<'a>(view: &FlatView<'a>) -> FlatNodes<'a> {
@@ -364,6 +175,7 @@ impl AnnIndex {
             n_deleted: 0,
             pool: Mutex::new(Vec::new()),
             cold: AtomicBool::new(false),
+            cold_gauge: None,
         }
     }
 
@@ -373,6 +185,14 @@ impl AnnIndex {
     /// clears it once the pages have been read in.
     pub fn set_cold(&self, cold: bool) {
         self.cold.store(cold, Ordering::Relaxed);
+    }
+
+    /// Makes every search that runs in cold mode ([`AnnIndex::set_cold`]) count itself in
+    /// `gauge` for as long as it runs. The owner of the mapping installs it: a segment's
+    /// warm-up reads the gauge to give way to those searches
+    /// ([`crate::segment::cold_searches_in_flight`]). Without a gauge nothing is counted.
+    pub fn count_cold_searches_in(&mut self, gauge: &'static AtomicUsize) {
+        self.cold_gauge = Some(gauge);
     }
 
     /// True while in cold mode ([`AnnIndex::set_cold`]).
@@ -583,143 +403,5 @@ impl AnnIndex {
         self.deleted = vec![false; live];
         self.n_deleted = 0;
         Ok(())
-    }
-
-    /// The approximate `k` nearest live rows to raw query `q` (`dim` values) with prepared form
-    /// `prepared` (unit-normalised under cosine), best first, with exact distances.
-    ///
-    /// # Errors
-    /// `HV_INVALID_VECTOR` / `HV_DIM_MISMATCH` from the quantizer (callers validate first).
-    pub fn search(
-        &self,
-        view: &FlatView<'_>,
-        q: &[f32],
-        prepared: &[f32],
-        k: usize,
-        opts: AnnSearch,
-    ) -> Result<Vec<crate::flat::Hit>> {
-        let mut scratch = self
-            .pool
-            .lock()
-            .ok()
-            .and_then(|mut p| p.pop())
-            .unwrap_or_else(|| Scratch {
-                walk: SearchScratch::new(),
-                query: None,
-            });
-        // The beam never needs more slots than the graph has nodes: clamping here, before the
-        // scratch is sized, keeps a caller's huge `k` or `ef` (say 2³²) from allocating
-        // gigabytes. `k` above the node count returns every live node.
-        let nodes = self.graph.len().max(1);
-        let k = k.min(nodes);
-        let ef = opts.ef.max(k).min(nodes);
-        // Tombstones come from the view: the collection's own flags for its rows, or a sealed
-        // segment's flags kept by the collection (the segment's file never changes).
-        let deleted = view.deleted;
-        let filter = |n: u32| !deleted.get(n as usize).copied().unwrap_or(false);
-        let rerank = opts.rerank.max(k).min(ef);
-        let mut top = TopK::new(k);
-        let Scratch { walk, query } = &mut scratch;
-        let cold = self.is_cold();
-        walk.set_cold(cold);
-        let _foreground = cold.then(ColdSearch::begin);
-        let result = match &self.codes {
-            Some(codes) => {
-                let pq = query.get_or_insert_with(|| codes.new_query());
-                match codes.prepare_into(q, pq) {
-                    Ok(()) => {
-                        pq.set_epsilon0(RERANK_EPSILON0);
-                        let pq: &PreparedQuery = pq;
-                        let mut qd = CodeQuery { codes, pq };
-                        let cands = graph::search(&self.graph, &mut qd, ef, walk, filter);
-                        let cands = &cands[..cands.len().min(rerank)];
-                        rerank_into(view, prepared, cands, &mut top, |node| {
-                            let (est, bound) = codes.estimate_with_bound(pq, node);
-                            est - bound
-                        });
-                        Ok(())
-                    }
-                    Err(e) => Err(e),
-                }
-            }
-            None => {
-                let mut qd = ExactQuery { view, q: prepared };
-                let cands = graph::search(&self.graph, &mut qd, ef, walk, filter);
-                let cands = &cands[..cands.len().min(rerank)];
-                rerank_into(view, prepared, cands, &mut top, |_| f32::NEG_INFINITY);
-                Ok(())
-            }
-        };
-        if let Ok(mut p) = self.pool.lock() {
-            p.push(scratch);
-        }
-        result.map(|()| top.into_sorted())
-    }
-}
-
-/// Searches in cold mode running now, in this process ([`cold_searches_in_flight`]).
-static COLD_SEARCHES: AtomicUsize = AtomicUsize::new(0);
-
-/// Searches in cold mode ([`AnnIndex::set_cold`]) running now in this process: a background
-/// warm-up of mapped files gives way to them, so that their page reads do not queue behind its
-/// own.
-pub fn cold_searches_in_flight() -> usize {
-    COLD_SEARCHES.load(Ordering::Relaxed)
-}
-
-/// Counts one search in [`COLD_SEARCHES`] for as long as it lives.
-struct ColdSearch;
-
-impl ColdSearch {
-    fn begin() -> ColdSearch {
-        COLD_SEARCHES.fetch_add(1, Ordering::Relaxed);
-        ColdSearch
-    }
-}
-
-impl Drop for ColdSearch {
-    fn drop(&mut self) {
-        COLD_SEARCHES.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-/// ε₀ of the error bound that lets the rerank skip a candidate (RaBitQ, Theorem 3.2: the exact
-/// distance is at least `estimate − bound` for all but ≈ 0.1 % of pairs at ε₀ = 3.2).
-pub const RERANK_EPSILON0: f32 = 3.2;
-
-/// Rows prefetched ahead of the one being reranked.
-const RERANK_PREFETCH: usize = 4;
-
-/// Exact distances for `cands` (best estimate first) into `top`, skipping a candidate whose lower
-/// bound `lower(node)` already exceeds the k-th exact distance found so far; the rows of the next
-/// candidates are prefetched while one is scored.
-fn rerank_into(
-    view: &FlatView<'_>,
-    q: &[f32],
-    cands: &[(f32, u32)],
-    top: &mut TopK,
-    lower: impl Fn(u32) -> f32,
-) {
-    // rows of a mapped file not read before: ask for all of them at once, so that their page
-    // faults overlap (some are then skipped by their bound: a few reads wasted, once)
-    if let Some(pages) = view.pages {
-        for &(_, node) in cands {
-            pages.will_need(node as usize);
-        }
-    }
-    for &(_, node) in cands.iter().take(RERANK_PREFETCH) {
-        view.prefetch(node as usize);
-    }
-    for (j, &(_, node)) in cands.iter().enumerate() {
-        if let Some(&(_, next)) = cands.get(j + RERANK_PREFETCH) {
-            view.prefetch(next as usize);
-        }
-        if let Some(worst) = top.worst() {
-            if lower(node) > worst {
-                continue;
-            }
-        }
-        let i = node as usize;
-        top.push(view.distance(q, i), view.seqs[i], node);
     }
 }

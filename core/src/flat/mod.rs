@@ -70,31 +70,12 @@ impl FlatView<'_> {
     }
 
     /// Asks the CPU to start loading row `i` into cache (e.g. the next rows of a rerank). Only a
-    /// hint: no effect for `i >= n` or on targets without a prefetch instruction (wasm32).
+    /// hint ([`crate::region::prefetch`]): no effect for `i >= n`.
     #[inline]
     pub fn prefetch(&self, i: usize) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            if let Some(row) = self.vectors.get(i * self.dim..(i + 1) * self.dim) {
-                for line in (0..row.len()).step_by(16) {
-                    // SAFETY: `line < row.len()`, so the pointer is inside the row; a prefetch
-                    // never faults and has no architectural effect (SSE is baseline on x86-64).
-                    unsafe { _mm_prefetch::<_MM_HINT_T0>(row.as_ptr().add(line).cast()) };
-                }
-            }
-        }
-        // wasm32 has no prefetch instruction: volatile loads of the row's first two cache lines
-        // stand in for one (the hardware prefetcher streams the rest).
-        #[cfg(target_arch = "wasm32")]
         if let Some(row) = self.vectors.get(i * self.dim..(i + 1) * self.dim) {
-            for line in (0..row.len().min(32)).step_by(16) {
-                // SAFETY: `line < row.len()`: a valid, aligned f32 inside the row.
-                let _ = unsafe { core::ptr::read_volatile(row.as_ptr().add(line)) };
-            }
+            crate::region::prefetch(row);
         }
-        #[cfg(not(any(target_arch = "x86_64", target_arch = "wasm32")))]
-        let _ = i;
     }
 }
 

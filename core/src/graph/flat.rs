@@ -101,27 +101,6 @@ impl<'a> FlatNodes<'a> {
     }
 }
 
-/// Asks the CPU to start loading the cache lines of `data` (x86-64: `prefetcht0` per 64-byte
-/// line; elsewhere nothing). Never faults; changes no program state.
-#[inline(always)]
-pub(crate) fn prefetch_slice<T>(data: &[T]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = data.as_ptr().cast::<i8>();
-        let len = core::mem::size_of_val(data);
-        let mut off = 0;
-        while off < len {
-            // SAFETY: a prefetch is only a hint: it never faults and reads nothing into program
-            // state; `p + off` stays inside `data` (off < len). SSE is in the x86-64 baseline.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.add(off)) };
-            off += 64;
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = data;
-}
-
 impl NodeDistance for FlatNodes<'_> {
     #[inline]
     fn len(&self) -> usize {
@@ -140,7 +119,7 @@ impl NodeDistance for FlatNodes<'_> {
 
     #[inline]
     fn prefetch(&self, node: u32) {
-        prefetch_slice(self.row(node));
+        crate::region::prefetch(self.row(node));
     }
 
     fn alpha_rule(&self) -> AlphaRule {
@@ -259,7 +238,7 @@ impl QueryDistance for FlatQuery<'_, '_> {
 
     #[inline]
     fn prefetch(&self, node: u32) {
-        prefetch_slice(self.nodes.row(node));
+        crate::region::prefetch(self.nodes.row(node));
     }
 }
 

@@ -65,9 +65,12 @@
 //! After any public operation: every degree ≤ R; no self loops; no duplicate edges within one
 //! neighbour list; every edge points to a node `< len()`.
 
+mod adj;
+mod batch;
 mod build;
 mod flat;
 mod medoid;
+mod params;
 mod prune;
 mod scratch;
 mod search;
@@ -77,11 +80,46 @@ mod vamana;
 #[cfg(test)]
 mod tests;
 
-pub use build::{BuildError, StartGraph, VamanaParams};
 pub use flat::{inverse_norms, FlatNodes, FlatQuery, NodeQuery};
+pub use params::{StartGraph, VamanaParams, MAX_ALPHA, MAX_L, MAX_PASSES};
 pub use scratch::{SearchScratch, SearchStats};
 pub use search::{search, search_unfiltered};
-pub use vamana::{Graph, MAX_NODES};
+pub use vamana::Graph;
+
+/// Largest number of nodes a graph holds (bit 31 of an id is used by the search lists).
+pub const MAX_NODES: usize = (1 << 31) - 1;
+
+/// Why a build or a graph operation failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The cancellation flag was raised; checked between batches.
+    Cancelled,
+    /// A parameter is out of its domain (the message names it).
+    InvalidParams(&'static str),
+    /// More nodes than a graph holds (2³¹ − 1).
+    TooManyNodes {
+        /// The number of nodes asked for.
+        n: usize,
+    },
+    /// Graph parts or a remapping break an invariant (the message says which).
+    InvalidGraph(&'static str),
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildError::Cancelled => f.write_str("graph build cancelled"),
+            BuildError::InvalidParams(m) => write!(f, "invalid graph parameters: {m}"),
+            BuildError::TooManyNodes { n } => {
+                write!(f, "{n} nodes exceed the graph limit of {MAX_NODES}")
+            }
+            BuildError::InvalidGraph(m) => write!(f, "invalid graph: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
 
 /// Exact distances between two stored nodes, used by build, insert, prune and consolidation.
 ///

@@ -3,13 +3,10 @@
 
 use std::sync::atomic::AtomicBool;
 
-use super::build::{
-    prune_overfull, slack_capacity, zip_chunks, Batcher, BuildError, Step, VamanaParams, WorkerPool,
-};
+use super::batch::{prune_overfull, slack_capacity, zip_chunks, Batcher, Step, WorkerPool};
 use super::prune::{robust_prune, Occlusion};
 use super::search::walk;
-use super::vamana::MAX_NODES;
-use super::{Graph, NodeDistance, NodeQuery};
+use super::{BuildError, Graph, NodeDistance, NodeQuery, VamanaParams, MAX_NODES};
 
 /// Inserts per call from which rows temporarily get the build's slack (2·R).
 const SLACK_MIN_BATCH: usize = 64;

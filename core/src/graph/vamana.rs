@@ -1,80 +1,8 @@
 //! The graph's storage: a flat fixed-stride adjacency with the degree inline.
 
-use super::build::BuildError;
+use super::adj::Adj;
+use super::{BuildError, MAX_NODES};
 use crate::region::Region;
-
-/// The adjacency values: owned, or read in place from a mapped segment file (copied on the
-/// first mutable access).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Adj {
-    owned: Vec<u32>,
-    mapped: Option<Region>,
-}
-
-impl From<Vec<u32>> for Adj {
-    fn from(owned: Vec<u32>) -> Adj {
-        Adj {
-            owned,
-            mapped: None,
-        }
-    }
-}
-
-impl std::ops::Deref for Adj {
-    type Target = [u32];
-    #[inline]
-    fn deref(&self) -> &[u32] {
-        match &self.mapped {
-            Some(r) => r.as_slice::<u32>(),
-            None => &self.owned,
-        }
-    }
-}
-
-impl std::ops::DerefMut for Adj {
-    fn deref_mut(&mut self) -> &mut [u32] {
-        self.vec()
-    }
-}
-
-impl Adj {
-    /// The owned values, copying mapped ones first.
-    fn vec(&mut self) -> &mut Vec<u32> {
-        if let Some(r) = self.mapped.take() {
-            self.owned = r.as_slice::<u32>().to_vec();
-        }
-        &mut self.owned
-    }
-
-    pub(crate) fn resize(&mut self, n: usize, v: u32) {
-        self.vec().resize(n, v);
-    }
-
-    pub(crate) fn truncate(&mut self, n: usize) {
-        self.vec().truncate(n);
-    }
-
-    pub(crate) fn shrink_to_fit(&mut self) {
-        self.vec().shrink_to_fit();
-    }
-
-    /// [`Region::will_need`] for values `at..at + len` when mapped; nothing when owned.
-    #[inline]
-    fn will_need(&self, at: usize, len: usize) {
-        if let Some(r) = &self.mapped {
-            r.will_need(at * 4, len * 4);
-        }
-    }
-
-    /// Heap values held (0 when mapped).
-    pub(crate) fn capacity(&self) -> usize {
-        if self.mapped.is_some() {
-            0
-        } else {
-            self.owned.capacity()
-        }
-    }
-}
 
 /// A directed proximity graph over nodes `0..len()` with out-degree ≤ R and one entry point.
 ///
@@ -109,9 +37,6 @@ impl PartialEq for Graph {
 }
 
 impl Eq for Graph {}
-
-/// Largest number of nodes a graph holds (bit 31 of an id is used by the search lists).
-pub const MAX_NODES: usize = (1 << 31) - 1;
 
 impl Graph {
     /// An empty graph with maximum out-degree `r` (nodes are added by [`Graph::insert`]).
@@ -215,10 +140,7 @@ impl Graph {
         Ok(Graph {
             r,
             stride: r + 1,
-            adj: Adj {
-                owned: Vec::new(),
-                mapped: Some(adj),
-            },
+            adj: Adj::mapped(adj),
             entry,
         })
     }

@@ -19,7 +19,11 @@
 //! | `extended.rs` | one rotated residual → B-bit code (sign code at 1 bit, Extended RaBitQ rescaled grid above) |
 //! | `kernels/` | [`BitKernels`]: `Σ uᵢ·qᵢ` of a bit-plane code and a quantised query (portable, POPCNT, AVX2, wasm SIMD128) |
 //! | `query.rs` | [`PreparedQuery`]: the query rotated once, quantised to `query_bits`, per-query terms |
-//! | `rabitq.rs` | [`RabitqIndex`], [`RabitqParams`]: codes + factors of n vectors, the estimator and its bound |
+//! | `params.rs` | [`RabitqParams`]: code bits, query bits, rotation seed and rounds |
+//! | `codes.rs` | the record layout (bit planes + [`Factors`]) in 64-byte-aligned storage |
+//! | `rabitq.rs` | [`RabitqIndex`]: the codes of n vectors with their centroid and rotation |
+//! | `encode.rs` | encoding and the constructors of [`RabitqIndex`] |
+//! | `estimate.rs` | the estimator and its error bound |
 //!
 //! Codes are bit planes, most significant first, so the first `padded_dim/8` bytes of every code
 //! are exactly its 1-bit RaBitQ code. Estimates are in the units of the exact distance (squared
@@ -128,13 +132,28 @@
 //! * The graph walk should keep at least C candidates in its beam (ef ≥ C); bound-driven rerank
 //!   can use [`RabitqIndex::estimate_with_bound`] with ε₀ = 3 for ≈ 99.9 % per-pair coverage.
 
+mod codes;
+mod encode;
+mod estimate;
 mod extended;
 pub mod kernels;
+mod params;
 mod query;
 mod rabitq;
 mod rotation;
 
+pub use codes::Factors;
 pub use kernels::{available_bit_kernels, bit_kernels, BitKernels};
+pub use params::RabitqParams;
 pub use query::PreparedQuery;
-pub use rabitq::{Factors, RabitqIndex, RabitqParams, DEFAULT_SEED, EPSILON0};
+pub use rabitq::RabitqIndex;
 pub use rotation::{padded_dim_for, Rotation, DEFAULT_ROUNDS, MAX_ROUNDS};
+
+/// Default ε₀ of the RaBitQ error bound (RaBitQ-Library's `kConstEpsilon`). The bound is ε₀
+/// standard deviations of an error that is close to Gaussian, so ε₀ = 1.9 covers ≈ 94 % of pairs
+/// and ε₀ = 3 ≈ 99.7 % (measured on real data: see the module documentation above). Set it per
+/// query with [`PreparedQuery::set_epsilon0`].
+pub const EPSILON0: f32 = 1.9;
+
+/// Default seed of the rotation (any fixed value; persisted with the index).
+pub const DEFAULT_SEED: u64 = 0x686f_726f_7376_6563; // "horosvec"

@@ -92,7 +92,7 @@ impl PreparedQuery {
             k_sum: 0,
             v_norm: 0.0,
             q_sigma: 0.0,
-            epsilon0: super::rabitq::EPSILON0,
+            epsilon0: super::EPSILON0,
             g_err: 0.0,
             g_qerr: 0.0,
             kernels,

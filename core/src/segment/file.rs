@@ -95,7 +95,7 @@ pub fn sync_dir(dir: &Path) -> Result<()> {
 ///
 /// `just_written`: the file was written by this process a moment ago ([`write_segment_file`]),
 /// so its pages are in the page cache and the segment is ready as it is. Otherwise it comes back
-/// in cold mode (its searches ask for their pages ahead of use): pass it to [`warm_up`] once the
+/// in cold mode (its searches ask for their pages ahead of use): pass it to [`warm_up`](super::warm_up) once the
 /// caller's own reading is done.
 ///
 /// # Errors
@@ -143,92 +143,3 @@ pub fn open_segment_file(
     seg.index().set_cold(!just_written);
     Ok(Arc::new(seg))
 }
-
-/// Reads the walk's hot regions (codes and graph, [`Segment::hot_regions`]) of freshly opened
-/// segments into the page cache on one background thread, one segment after another, taking
-/// each out of cold mode ([`crate::ann::AnnIndex::set_cold`]) once read. Until then, searches ask
-/// for the pages they are about to read, so that their faults overlap. Returns at once.
-///
-/// The thread asks for one [`WARM_CHUNK`] at a time (the next one while it waits for the
-/// current one) through the random-access mapping, so the kernel reads no further ahead, and
-/// when the last chunk had to be read from the medium (it took over [`WARM_CACHED`]) it first
-/// gives way to cold searches in flight for up to [`WARM_YIELD`]: a searcher's page reads then
-/// never queue behind more than two chunks, and a file already in the page cache is walked
-/// through at memory speed. (Plain sequential reads of the file let the kernel's readahead queue
-/// megabytes at a time, which made the first search after a cold open take three times longer.)
-/// A segment dropped meanwhile is skipped.
-pub fn warm_up(segments: Vec<Arc<Segment>>) {
-    let cold: Vec<std::sync::Weak<Segment>> = segments
-        .iter()
-        .filter(|s| s.index().is_cold())
-        .map(Arc::downgrade)
-        .collect();
-    if cold.is_empty() {
-        return;
-    }
-    let spawned = std::thread::Builder::new().name("hv-warm".into()).spawn({
-        let cold = cold.clone();
-        move || {
-            for weak in cold {
-                warm_segment(&weak);
-            }
-        }
-    });
-    if spawned.is_err() {
-        // no thread: searches keep asking for their pages, slower but correct
-        for s in cold.iter().filter_map(std::sync::Weak::upgrade) {
-            s.index().set_cold(false);
-        }
-    }
-}
-
-fn warm_segment(weak: &std::sync::Weak<Segment>) {
-    const PAGE: usize = 4096;
-    let Some(regions) = weak.upgrade().map(|s| s.hot_regions()) else {
-        return;
-    };
-    let mut from_medium = true;
-    for r in regions {
-        let len = r.len();
-        let mut at = 0;
-        r.will_need(0, WARM_CHUNK);
-        while at < len {
-            if weak.strong_count() == 0 {
-                return;
-            }
-            let waited = std::time::Instant::now();
-            while from_medium
-                && crate::ann::cold_searches_in_flight() > 0
-                && waited.elapsed() < WARM_YIELD
-            {
-                std::thread::sleep(std::time::Duration::from_micros(200));
-            }
-            let started = std::time::Instant::now();
-            let m = WARM_CHUNK.min(len - at);
-            if at + m < len {
-                r.will_need(at + m, WARM_CHUNK);
-            }
-            // wait for this chunk: one byte per page
-            let sum = r.bytes()[at..at + m]
-                .iter()
-                .step_by(PAGE)
-                .fold(0u8, |a, &b| a.wrapping_add(b));
-            std::hint::black_box(sum);
-            from_medium = started.elapsed() > WARM_CACHED;
-            at += m;
-        }
-    }
-    if let Some(seg) = weak.upgrade() {
-        seg.index().set_cold(false);
-    }
-}
-
-/// Bytes the warm-up thread asks for at a time (see [`warm_up`]).
-const WARM_CHUNK: usize = 64 << 10;
-
-/// A chunk read faster than this came from the page cache (see [`warm_up`]).
-const WARM_CACHED: std::time::Duration = std::time::Duration::from_micros(200);
-
-/// Longest the warm-up waits for cold searches before each chunk (see [`warm_up`]): under a
-/// steady search load it still advances a chunk every few milliseconds.
-const WARM_YIELD: std::time::Duration = std::time::Duration::from_millis(2);

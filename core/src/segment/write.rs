@@ -1,14 +1,13 @@
-//! Writing a segment file (layout in the module above and in `docs/format.md`).
+//! Writing a segment file (layout in `layout.rs` and in `docs/format.md`).
 
 use std::io::{Seek, SeekFrom, Write};
 
-use super::{
-    encode_id, metric_code, Section, FORMAT_VERSION, HEADER_CRC_AT, HEADER_LEN, MAGIC, SECTIONS,
-    SECTION_ALIGN, TABLE_AT,
+use super::layout::{
+    Section, FORMAT_VERSION, HEADER_CRC_AT, HEADER_LEN, MAGIC, SECTIONS, SECTION_ALIGN, TABLE_AT,
 };
 use crate::ann::AnnIndex;
 use crate::error::{Error, Result};
-use crate::types::{Metric, VectorId};
+use crate::types::{IdByteOrder, Metric, VectorId};
 
 /// The records of a segment to write, in row order (row `i` is graph node `i`).
 pub struct SegmentRows<'a> {
@@ -103,18 +102,27 @@ pub fn write_segment<W: Write + Seek>(
         table: [Section::default(); SECTIONS],
     };
 
-    w.section(super::S_SEQS, &[bytemuck::cast_slice(rows.seqs)])?;
-    w.section(super::S_VECTORS, &[bytemuck::cast_slice(rows.vectors)])?;
-    w.section(super::S_INV_NORMS, &[bytemuck::cast_slice(rows.inv_norms)])?;
+    w.section(super::layout::S_SEQS, &[bytemuck::cast_slice(rows.seqs)])?;
+    w.section(
+        super::layout::S_VECTORS,
+        &[bytemuck::cast_slice(rows.vectors)],
+    )?;
+    w.section(
+        super::layout::S_INV_NORMS,
+        &[bytemuck::cast_slice(rows.inv_norms)],
+    )?;
     let mut id_bytes = Vec::with_capacity(n * 10);
     let mut id_offsets = Vec::with_capacity(n + 1);
     for id in rows.ids {
         id_offsets.push(id_bytes.len() as u64);
-        encode_id(id, &mut id_bytes);
+        id.encode(IdByteOrder::Little, &mut id_bytes);
     }
     id_offsets.push(id_bytes.len() as u64);
-    w.section(super::S_ID_OFFSETS, &[bytemuck::cast_slice(&id_offsets)])?;
-    w.section(super::S_ID_BYTES, &[&id_bytes])?;
+    w.section(
+        super::layout::S_ID_OFFSETS,
+        &[bytemuck::cast_slice(&id_offsets)],
+    )?;
+    w.section(super::layout::S_ID_BYTES, &[&id_bytes])?;
     let key = |row: u32| {
         &id_bytes[id_offsets[row as usize] as usize..id_offsets[row as usize + 1] as usize]
     };
@@ -123,7 +131,7 @@ pub fn write_segment<W: Write + Seek>(
     if order.windows(2).any(|p| key(p[0]) == key(p[1])) {
         return Err(Error::invalid_argument("segment rows hold an id twice"));
     }
-    w.section(super::S_ID_ORDER, &[bytemuck::cast_slice(&order)])?;
+    w.section(super::layout::S_ID_ORDER, &[bytemuck::cast_slice(&order)])?;
     let mut meta_bytes = Vec::new();
     let mut meta_offsets = Vec::with_capacity(n + 1);
     for m in rows.metadata {
@@ -134,19 +142,22 @@ pub fn write_segment<W: Write + Seek>(
     }
     meta_offsets.push(meta_bytes.len() as u64);
     w.section(
-        super::S_META_OFFSETS,
+        super::layout::S_META_OFFSETS,
         &[bytemuck::cast_slice(&meta_offsets)],
     )?;
-    w.section(super::S_META_BYTES, &[&meta_bytes])?;
+    w.section(super::layout::S_META_BYTES, &[&meta_bytes])?;
     let codes = index.codes();
     match codes {
         Some(c) => {
-            w.section(super::S_CENTROID, &[bytemuck::cast_slice(c.centroid())])?;
-            w.section(super::S_CODES, &[bytemuck::cast_slice(c.records())])?;
+            w.section(
+                super::layout::S_CENTROID,
+                &[bytemuck::cast_slice(c.centroid())],
+            )?;
+            w.section(super::layout::S_CODES, &[bytemuck::cast_slice(c.records())])?;
         }
         None => {
-            w.section(super::S_CENTROID, &[])?;
-            w.section(super::S_CODES, &[])?;
+            w.section(super::layout::S_CENTROID, &[])?;
+            w.section(super::layout::S_CODES, &[])?;
         }
     }
     // the graph with stride R + 1 (a build may leave a wider stride in memory)
@@ -156,7 +167,7 @@ pub fn write_segment<W: Write + Seek>(
         row[0] = nb.len() as u32;
         row[1..1 + nb.len()].copy_from_slice(nb);
     }
-    w.section(super::S_GRAPH, &[bytemuck::cast_slice(&adj)])?;
+    w.section(super::layout::S_GRAPH, &[bytemuck::cast_slice(&adj)])?;
     let (table, total) = (w.table, w.at);
 
     let mut h = vec![0u8; HEADER_LEN];
@@ -164,7 +175,7 @@ pub fn write_segment<W: Write + Seek>(
     h[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
     h[12..16].copy_from_slice(&(HEADER_LEN as u32).to_le_bytes());
     h[16..20].copy_from_slice(&(dim as u32).to_le_bytes());
-    h[20] = metric_code(rows.metric);
+    h[20] = rows.metric.code();
     h[21] = codes.map_or(0, |c| c.params().bits);
     h[24..32].copy_from_slice(&(n as u64).to_le_bytes());
     h[32..36].copy_from_slice(&(r as u32).to_le_bytes());

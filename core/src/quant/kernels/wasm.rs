@@ -45,9 +45,9 @@ fn ip_simd<const B: usize, const QB: usize>(code: &[u64], query: &QueryCode<'_>)
         let mut pending = 0;
         for k in 0..pairs {
             let c = load2(plane, 2 * k);
-            for b in 0..QB {
+            for (b, acc) in bytes.iter_mut().enumerate() {
                 let x = v128_and(c, load2(q, b * words + 2 * k));
-                bytes[b] = u8x16_add(bytes[b], u8x16_popcnt(x));
+                *acc = u8x16_add(*acc, u8x16_popcnt(x));
             }
             pending += 1;
             // each byte gains ≤ 8 per step: flush before 31 steps (248 ≤ 255)

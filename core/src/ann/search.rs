@@ -1,0 +1,194 @@
+//! One query against an [`AnnIndex`]: the walk on RaBitQ estimates (exact distances under L1),
+//! then the exact rerank of the best candidates, skipping those whose lower bound cannot make the
+//! top k.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::{AnnIndex, Scratch};
+use crate::error::Result;
+use crate::flat::{FlatView, TopK};
+use crate::graph::{self, QueryDistance, SearchScratch};
+use crate::quant::{PreparedQuery, RabitqIndex};
+
+/// Per-search options of the index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AnnSearch {
+    /// ef: list size of the beam search (≥ k; larger is slower and more accurate).
+    pub ef: usize,
+    /// How many of the best estimated candidates get an exact distance (≥ k).
+    pub rerank: usize,
+}
+
+/// Exact distances to stored rows through the collection's [`FlatView`].
+struct ExactQuery<'a> {
+    view: &'a FlatView<'a>,
+    q: &'a [f32],
+}
+
+impl QueryDistance for ExactQuery<'_> {
+    #[inline]
+    fn distance(&mut self, node: u32) -> f32 {
+        self.view.distance(self.q, node as usize)
+    }
+
+    #[inline]
+    fn will_need(&self, node: u32) {
+        self.view.will_need(node as usize);
+    }
+}
+
+// ExactQuery has no CPU prefetch: its rows are read straight after being listed.
+
+/// RaBitQ estimates.
+struct CodeQuery<'a> {
+    codes: &'a RabitqIndex,
+    pq: &'a PreparedQuery,
+}
+
+impl QueryDistance for CodeQuery<'_> {
+    #[inline]
+    fn distance(&mut self, node: u32) -> f32 {
+        self.codes.estimate(self.pq, node)
+    }
+
+    #[inline]
+    fn prefetch(&self, node: u32) {
+        self.codes.prefetch(node);
+    }
+
+    #[inline]
+    fn will_need(&self, node: u32) {
+        self.codes.will_need(node);
+    }
+}
+
+impl AnnIndex {
+    /// The approximate `k` nearest live rows to raw query `q` (`dim` values) with prepared form
+    /// `prepared` (unit-normalised under cosine), best first, with exact distances.
+    ///
+    /// # Errors
+    /// `HV_INVALID_VECTOR` / `HV_DIM_MISMATCH` from the quantizer (callers validate first).
+    pub fn search(
+        &self,
+        view: &FlatView<'_>,
+        q: &[f32],
+        prepared: &[f32],
+        k: usize,
+        opts: AnnSearch,
+    ) -> Result<Vec<crate::flat::Hit>> {
+        let mut scratch = self
+            .pool
+            .lock()
+            .ok()
+            .and_then(|mut p| p.pop())
+            .unwrap_or_else(|| Scratch {
+                walk: SearchScratch::new(),
+                query: None,
+            });
+        // The beam never needs more slots than the graph has nodes: clamping here, before the
+        // scratch is sized, keeps a caller's huge `k` or `ef` (say 2³²) from allocating
+        // gigabytes. `k` above the node count returns every live node.
+        let nodes = self.graph.len().max(1);
+        let k = k.min(nodes);
+        let ef = opts.ef.max(k).min(nodes);
+        // Tombstones come from the view: the collection's own flags for its rows, or a sealed
+        // segment's flags kept by the collection (the segment's file never changes).
+        let deleted = view.deleted;
+        let filter = |n: u32| !deleted.get(n as usize).copied().unwrap_or(false);
+        let rerank = opts.rerank.max(k).min(ef);
+        let mut top = TopK::new(k);
+        let Scratch { walk, query } = &mut scratch;
+        let cold = self.is_cold();
+        walk.set_cold(cold);
+        let _foreground = self.cold_gauge.filter(|_| cold).map(ColdSearch::begin);
+        let result = match &self.codes {
+            Some(codes) => {
+                let pq = query.get_or_insert_with(|| codes.new_query());
+                match codes.prepare_into(q, pq) {
+                    Ok(()) => {
+                        pq.set_epsilon0(RERANK_EPSILON0);
+                        let pq: &PreparedQuery = pq;
+                        let mut qd = CodeQuery { codes, pq };
+                        let cands = graph::search(&self.graph, &mut qd, ef, walk, filter);
+                        let cands = &cands[..cands.len().min(rerank)];
+                        rerank_into(view, prepared, cands, &mut top, |node| {
+                            let (est, bound) = codes.estimate_with_bound(pq, node);
+                            est - bound
+                        });
+                        Ok(())
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            None => {
+                let mut qd = ExactQuery { view, q: prepared };
+                let cands = graph::search(&self.graph, &mut qd, ef, walk, filter);
+                let cands = &cands[..cands.len().min(rerank)];
+                rerank_into(view, prepared, cands, &mut top, |_| f32::NEG_INFINITY);
+                Ok(())
+            }
+        };
+        if let Ok(mut p) = self.pool.lock() {
+            p.push(scratch);
+        }
+        result.map(|()| top.into_sorted())
+    }
+}
+
+/// Counts one search in a cold-search gauge ([`AnnIndex::count_cold_searches_in`]) for as long
+/// as it lives.
+struct ColdSearch(&'static AtomicUsize);
+
+impl ColdSearch {
+    fn begin(gauge: &'static AtomicUsize) -> ColdSearch {
+        gauge.fetch_add(1, Ordering::Relaxed);
+        ColdSearch(gauge)
+    }
+}
+
+impl Drop for ColdSearch {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// ε₀ of the error bound that lets the rerank skip a candidate (RaBitQ, Theorem 3.2: the exact
+/// distance is at least `estimate − bound` for all but ≈ 0.1 % of pairs at ε₀ = 3.2).
+pub const RERANK_EPSILON0: f32 = 3.2;
+
+/// Rows prefetched ahead of the one being reranked.
+const RERANK_PREFETCH: usize = 4;
+
+/// Exact distances for `cands` (best estimate first) into `top`, skipping a candidate whose lower
+/// bound `lower(node)` already exceeds the k-th exact distance found so far; the rows of the next
+/// candidates are prefetched while one is scored.
+fn rerank_into(
+    view: &FlatView<'_>,
+    q: &[f32],
+    cands: &[(f32, u32)],
+    top: &mut TopK,
+    lower: impl Fn(u32) -> f32,
+) {
+    // rows of a mapped file not read before: ask for all of them at once, so that their page
+    // faults overlap (some are then skipped by their bound: a few reads wasted, once)
+    if let Some(pages) = view.pages {
+        for &(_, node) in cands {
+            pages.will_need(node as usize);
+        }
+    }
+    for &(_, node) in cands.iter().take(RERANK_PREFETCH) {
+        view.prefetch(node as usize);
+    }
+    for (j, &(_, node)) in cands.iter().enumerate() {
+        if let Some(&(_, next)) = cands.get(j + RERANK_PREFETCH) {
+            view.prefetch(next as usize);
+        }
+        if let Some(worst) = top.worst() {
+            if lower(node) > worst {
+                continue;
+            }
+        }
+        let i = node as usize;
+        top.push(view.distance(q, i), view.seqs[i], node);
+    }
+}

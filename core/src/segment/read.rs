@@ -1,0 +1,334 @@
+//! Opening a segment from the bytes of its file: the header and section checks at open
+//! ([`Segment::from_backing`]), and the full check of the bulk sections ([`Segment::verify`]).
+
+use std::sync::Arc;
+
+use super::layout::{
+    le_u32, le_u64, Section, BULK, FORMAT_VERSION, HEADER_CRC_AT, HEADER_LEN, MAGIC, SECTIONS,
+    SECTION_NAMES, S_CENTROID, S_CODES, S_GRAPH, S_ID_BYTES, S_ID_OFFSETS, S_ID_ORDER, S_INV_NORMS,
+    S_META_BYTES, S_META_OFFSETS, S_SEQS, S_VECTORS, TABLE_AT,
+};
+use super::{warm, Segment};
+use crate::ann::{code_params, AnnIndex, IndexParams};
+use crate::error::{Error, Result};
+use crate::graph::Graph;
+use crate::quant::RabitqIndex;
+use crate::region::{Backing, RecordPages, Region};
+use crate::types::Metric;
+
+impl Segment {
+    /// Reads a segment from the bytes of its file (a memory map natively). `expect` is the
+    /// `(generation, dim, metric)` the manifest names, checked against the header.
+    ///
+    /// # Errors
+    /// `HV_CORRUPT` (not a segment, a failed checksum or structure check, a mismatch with
+    /// `expect`), `HV_VERSION` (another format version).
+    pub fn from_backing(
+        backing: Arc<dyn Backing>,
+        expect: (u64, usize, Metric),
+    ) -> Result<Segment> {
+        let b = backing.bytes();
+        if b.len() < HEADER_LEN || &b[..8] != MAGIC {
+            return Err(Error::Corrupt(format!(
+                "segment {}: not a horosvec segment file (bad magic or shorter than its header)",
+                expect.0
+            )));
+        }
+        let version = le_u32(b, 8);
+        if version != FORMAT_VERSION {
+            return Err(Error::Version(format!(
+                "segment {} has format version {version}; this build reads {FORMAT_VERSION}",
+                expect.0
+            )));
+        }
+        if crc32fast::hash(&b[..HEADER_CRC_AT]) != le_u32(b, HEADER_CRC_AT)
+            || le_u32(b, 12) as usize != HEADER_LEN
+        {
+            return Err(Error::Corrupt(format!(
+                "segment {}: header checksum mismatch",
+                expect.0
+            )));
+        }
+        let corrupt = |what: String| Error::Corrupt(format!("segment {}: {what}", expect.0));
+        let dim = le_u32(b, 16) as usize;
+        let metric = Metric::from_code(b[20])
+            .ok_or_else(|| Error::Corrupt(format!("segment: unknown metric code {}", b[20])))?;
+        let bits = b[21];
+        let n64 = le_u64(b, 24);
+        let generation = le_u64(b, 64);
+        if (generation, dim, metric) != expect {
+            return Err(corrupt(format!(
+                "header says generation {generation}, {dim}-d {metric}; the manifest expects generation {}, {}-d {}",
+                expect.0, expect.1, expect.2
+            )));
+        }
+        let r = le_u32(b, 32) as usize;
+        let params = IndexParams {
+            r,
+            l: le_u32(b, 36) as usize,
+            alpha: f32::from_bits(le_u32(b, 40)),
+            passes: le_u32(b, 44) as usize,
+            bits: if bits == 0 { 1 } else { bits },
+            seed: le_u64(b, 48),
+        };
+        params
+            .validate()
+            .map_err(|e| corrupt(format!("index parameters: {e}")))?;
+        let entry = le_u32(b, 56);
+        let norm_y_max = f32::from_bits(le_u32(b, 60));
+        let max_seq = le_u64(b, 72);
+        let mut table = [Section::default(); SECTIONS];
+        for (i, s) in table.iter_mut().enumerate() {
+            let at = TABLE_AT + i * 24;
+            *s = Section {
+                offset: le_u64(b, at),
+                len: le_u64(b, at + 8),
+                crc: le_u32(b, at + 16),
+            };
+        }
+        // Expected lengths (checked in u128 so that a forged n cannot overflow).
+        let n = usize::try_from(n64).map_err(|_| corrupt(format!("{n64} rows")))?;
+        if n == 0 || n > crate::graph::MAX_NODES {
+            return Err(corrupt(format!("{n} rows")));
+        }
+        let want = |s: usize, len: u128| -> Result<()> {
+            if u128::from(table[s].len) != len {
+                return Err(corrupt(format!(
+                    "section {} is {} bytes, expected {len}",
+                    SECTION_NAMES[s], table[s].len
+                )));
+            }
+            Ok(())
+        };
+        let (n128, d128) = (n as u128, dim as u128);
+        want(S_SEQS, n128 * 8)?;
+        want(S_VECTORS, n128 * d128 * 4)?;
+        want(
+            S_INV_NORMS,
+            if metric == Metric::Cosine {
+                n128 * 4
+            } else {
+                0
+            },
+        )?;
+        want(S_ID_OFFSETS, (n128 + 1) * 8)?;
+        want(S_ID_ORDER, n128 * 4)?;
+        want(S_META_OFFSETS, (n128 + 1) * 8)?;
+        want(S_GRAPH, n128 * (r as u128 + 1) * 4)?;
+        let has_codes = metric != Metric::L1;
+        if has_codes != (bits != 0) {
+            return Err(corrupt(format!("code width {bits} under {metric}")));
+        }
+        want(S_CENTROID, if has_codes { d128 * 4 } else { 0 })?;
+        let region = |s: usize, align: usize| -> Result<Region> {
+            let what = format!("segment {} section {}", expect.0, SECTION_NAMES[s]);
+            let sec = table[s];
+            match align {
+                8 => Region::new::<u64>(&backing, sec.offset, sec.len, &what),
+                4 => Region::new::<u32>(&backing, sec.offset, sec.len, &what),
+                _ => Region::new::<u8>(&backing, sec.offset, sec.len, &what),
+            }
+        };
+        let regions: Vec<Region> = (0..SECTIONS)
+            .map(|s| match s {
+                S_SEQS | S_ID_OFFSETS | S_META_OFFSETS | S_CODES => region(s, 8),
+                S_ID_BYTES | S_META_BYTES => region(s, 1),
+                _ => region(s, 4),
+            })
+            .collect::<Result<_>>()?;
+        for s in 0..SECTIONS {
+            if !BULK.contains(&s) && crc32fast::hash(regions[s].bytes()) != table[s].crc {
+                return Err(corrupt(format!(
+                    "section {} checksum mismatch",
+                    SECTION_NAMES[s]
+                )));
+            }
+        }
+        // Structure of the small sections.
+        let check_offsets = |s: usize, bytes: &Region| -> Result<()> {
+            let offs = regions[s].as_slice::<u64>();
+            if offs[0] != 0 || offs[n] != bytes.len() as u64 || offs.windows(2).any(|w| w[0] > w[1])
+            {
+                return Err(corrupt(format!(
+                    "section {} is not a sorted offset table",
+                    SECTION_NAMES[s]
+                )));
+            }
+            Ok(())
+        };
+        check_offsets(S_ID_OFFSETS, &regions[S_ID_BYTES])?;
+        check_offsets(S_META_OFFSETS, &regions[S_META_BYTES])?;
+        let seqs = regions[S_SEQS].as_slice::<u64>();
+        if seqs.iter().any(|&s| s > max_seq) || max_seq > crate::types::MAX_SAFE_INTEGER {
+            return Err(corrupt(
+                "a sequence number exceeds the header's maximum".into(),
+            ));
+        }
+        if regions[S_ID_ORDER]
+            .as_slice::<u32>()
+            .iter()
+            .any(|&row| row as usize >= n)
+        {
+            return Err(corrupt("id order names a row out of range".into()));
+        }
+        if regions[S_INV_NORMS]
+            .as_slice::<f32>()
+            .iter()
+            .any(|x| !x.is_finite())
+        {
+            return Err(corrupt("a stored norm is not finite".into()));
+        }
+        let graph = Graph::from_mapped(r, regions[S_GRAPH].clone(), entry)
+            .map_err(|e| corrupt(format!("graph: {e}")))?;
+        let codes = if has_codes {
+            let centroid = regions[S_CENTROID].as_slice::<f32>().to_vec();
+            let c = RabitqIndex::from_mapped(
+                dim,
+                metric,
+                code_params(&params),
+                centroid,
+                regions[S_CODES].clone(),
+                norm_y_max,
+            )
+            .map_err(|e| corrupt(format!("codes: {e}")))?;
+            if c.len() != n {
+                return Err(corrupt(format!("{} codes for {n} rows", c.len())));
+            }
+            Some(c)
+        } else {
+            want(S_CODES, 0)?;
+            None
+        };
+        let mut index = AnnIndex::from_mapped(metric, params, graph, codes)
+            .map_err(|e| corrupt(e.to_string()))?;
+        // searches while the file is cold hold the warm-up back (`warm.rs`)
+        index.count_cold_searches_in(&warm::COLD_SEARCHES);
+        let bulk = BULK
+            .iter()
+            .map(|&s| (s, regions[s].clone(), table[s].crc))
+            .collect();
+        let rerank_vectors = regions[S_VECTORS].clone();
+        let mut it = regions.into_iter();
+        let mut next = || it.next().expect("one region per section");
+        Ok(Segment {
+            generation,
+            dim,
+            metric,
+            n,
+            max_seq,
+            file_bytes: b.len() as u64,
+            seqs: next(),
+            vectors: next(),
+            rerank_vectors: RecordPages::new(rerank_vectors, dim * 4),
+            inv_norms: next(),
+            id_offsets: next(),
+            id_bytes: next(),
+            id_order: next(),
+            meta_offsets: next(),
+            meta_bytes: next(),
+            bulk,
+            index,
+        })
+    }
+
+    /// Reads the rows for the rerank of index searches from `backing` instead: another mapping
+    /// of the same file (same bytes, same length), so that the two access patterns can get
+    /// different paging advice (random reads of a few rows per search; sequential scans).
+    ///
+    /// # Errors
+    /// `HV_CORRUPT` when `backing` is not the same length as this segment's file.
+    pub fn with_rerank_backing(mut self, backing: Arc<dyn Backing>) -> Result<Segment> {
+        if backing.bytes().len() as u64 != self.file_bytes {
+            return Err(Error::Corrupt(format!(
+                "segment {}: second mapping is {} bytes, the file {}",
+                self.generation,
+                backing.bytes().len(),
+                self.file_bytes
+            )));
+        }
+        let region = Region::new::<f32>(
+            &backing,
+            self.vectors.offset() as u64,
+            self.vectors.len() as u64,
+            "vectors",
+        )?;
+        self.rerank_vectors = RecordPages::new(region, self.dim * 4);
+        Ok(self)
+    }
+
+    /// Reads the whole file and checks the bulk sections too: checksums of the rows, codes and
+    /// graph, every row finite, and every edge of the graph in range.
+    ///
+    /// # Errors
+    /// `HV_CORRUPT` naming the first failed check.
+    pub fn verify(&self) -> Result<()> {
+        // in chunks, asking for the next one while hashing this one: the codes and graph of a
+        // mapped file are advised for random access, so the kernel would not read ahead
+        const CHUNK: usize = 4 << 20;
+        for (s, r, crc) in &self.bulk {
+            let mut h = crc32fast::Hasher::new();
+            r.will_need(0, CHUNK);
+            for (i, chunk) in r.bytes().chunks(CHUNK).enumerate() {
+                r.will_need((i + 1) * CHUNK, CHUNK);
+                h.update(chunk);
+            }
+            if h.finalize() != *crc {
+                return Err(Error::Corrupt(format!(
+                    "segment {}: section {} checksum mismatch",
+                    self.generation, SECTION_NAMES[*s]
+                )));
+            }
+        }
+        if self
+            .vectors
+            .as_slice::<f32>()
+            .iter()
+            .any(|x| !x.is_finite())
+        {
+            return Err(Error::Corrupt(format!(
+                "segment {}: a stored vector is not finite",
+                self.generation
+            )));
+        }
+        self.index
+            .graph()
+            .validate()
+            .map_err(|e| Error::Corrupt(format!("segment {}: graph: {e}", self.generation)))?;
+        // structure whose checksums may be consistent with wrong content: the id order must be
+        // a permutation of the rows sorted by strictly increasing id, every id must decode, and
+        // every metadata text must be JSON
+        let corrupt = |what: String| Error::Corrupt(format!("segment {}: {what}", self.generation));
+        let order = self.id_order.as_slice::<u32>();
+        let mut seen = vec![false; self.n];
+        for (i, &row) in order.iter().enumerate() {
+            let r = row as usize;
+            if seen[r] {
+                return Err(corrupt(format!("id order names row {row} twice")));
+            }
+            seen[r] = true;
+            if i > 0 && self.id_bytes_of(order[i - 1] as usize) >= self.id_bytes_of(r) {
+                return Err(corrupt(format!("id order is not strictly increasing at position {i} (an id twice, or unsorted)")));
+            }
+            self.id(row)?;
+        }
+        for row in 0..self.n as u32 {
+            if let Some(m) = self.metadata(row)? {
+                if serde_json::from_str::<serde::de::IgnoredAny>(&m).is_err() {
+                    return Err(corrupt(format!("metadata of row {row} is not JSON")));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The regions every graph walk reads: the RaBitQ codes and the graph adjacency (the rows
+    /// are read only by the rerank, a few per search). A memory-mapped file advises these for
+    /// random access and reads them in the background after open (`warm_up`).
+    pub fn hot_regions(&self) -> Vec<Region> {
+        self.bulk
+            .iter()
+            .filter(|(s, _, _)| *s != S_VECTORS)
+            .map(|(_, r, _)| r.clone())
+            .collect()
+    }
+}
