@@ -1,6 +1,6 @@
-//! The one check of a vector's values, shared by every layer that accepts vectors (collection
-//! writes and queries, restores, segments, RaBitQ encoding), so all of them reject the same inputs
-//! with the same error.
+//! Vector maths shared across layers: the `f64` norm, the centroid, and the one check of a
+//! vector's values used by every layer that accepts vectors (collection writes and queries,
+//! restores, segments, RaBitQ encoding), so all of them reject the same inputs with the same error.
 
 use crate::error::{Error, Result};
 use crate::types::Metric;
@@ -15,6 +15,28 @@ pub(crate) fn norm_f64(v: &[f32]) -> f64 {
         .map(|&x| f64::from(x) * f64::from(x))
         .sum::<f64>()
         .sqrt()
+}
+
+/// Mean of the `n × dim` row-major rows of `data` (each unit-normalised first under cosine),
+/// summed in `f64` in row order, so the result does not depend on threading; zeros if there are
+/// no rows. The RaBitQ centroid (Gao & Long, SIGMOD 2024, §3.1).
+pub(crate) fn centroid(data: &[f32], dim: usize, metric: Metric) -> Vec<f32> {
+    let mut sum = vec![0.0f64; dim];
+    let mut n = 0usize;
+    for row in data.chunks_exact(dim) {
+        let inv = if metric == Metric::Cosine {
+            1.0 / norm_f64(row)
+        } else {
+            1.0
+        };
+        for (s, &v) in sum.iter_mut().zip(row) {
+            *s += f64::from(v) * inv;
+        }
+        n += 1;
+    }
+    sum.iter()
+        .map(|&s| if n > 0 { (s / n as f64) as f32 } else { 0.0 })
+        .collect()
 }
 
 /// Checks one vector: length `dim`, every component finite, and under cosine a norm of at least

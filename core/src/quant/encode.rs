@@ -79,7 +79,7 @@ impl RabitqIndex {
         for (i, row) in data.chunks_exact(dim).enumerate() {
             crate::vector::check_vector(row, dim, metric, i)?;
         }
-        let centroid = mean(data, dim, metric);
+        let centroid = crate::vector::centroid(data, dim, metric);
         let mut index = RabitqIndex::with_centroid(dim, metric, params, centroid)?;
         if n > u32::MAX as usize {
             return Err(Error::invalid_argument(
@@ -381,25 +381,4 @@ impl EncodeParts<'_> {
         let stats = quantize(&s.rotated, self.bits, &mut s.quant, &mut s.codes);
         (stats, norm_sq, c_dot_r)
     }
-}
-
-/// Mean of the rows (unit-normalised for cosine), summed in `f64` in row order (so the result
-/// does not depend on threading); zeros if there are no rows.
-fn mean(data: &[f32], dim: usize, metric: Metric) -> Vec<f32> {
-    let mut sum = vec![0.0f64; dim];
-    let mut n = 0usize;
-    for row in data.chunks_exact(dim) {
-        let inv = if metric == Metric::Cosine {
-            1.0 / norm(row)
-        } else {
-            1.0
-        };
-        for (s, &v) in sum.iter_mut().zip(row) {
-            *s += f64::from(v) * inv;
-        }
-        n += 1;
-    }
-    sum.iter()
-        .map(|&s| if n > 0 { (s / n as f64) as f32 } else { 0.0 })
-        .collect()
 }
