@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# One-time, idempotent machine set-up: the wasm32 target, npm packages (from the lockfile) and
+# One-time, idempotent machine set-up: the wasm32 target, rustfmt and clippy, npm packages (from the lockfile) and
 # Debian's Chromium for the browser tests (skipped when HOROSVEC_NO_BROWSER=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
+for c in rustfmt clippy; do
+  rustup component list --installed 2>/dev/null | grep -q "^$c" || rustup component add "$c"
+done
 if [ ! -d node_modules/vitest ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
