@@ -26,7 +26,6 @@
 //! and the record count.
 
 use crate::ann::IndexParams;
-use crate::collection::Collection;
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::quant::RabitqIndex;
@@ -66,6 +65,9 @@ fn metric_from(c: u32) -> Result<Metric> {
 
 /// One record as the snapshot writer reads it: id, seq, vector, metadata.
 pub type RecordRef<'a> = (&'a VectorId, u64, &'a [f32], Option<&'a str>);
+
+/// Receives each record a [`Decoder`] reads: `(id, seq, vector, metadata)`.
+pub type RecordSink<'s> = dyn FnMut(VectorId, u64, &[f32], Option<String>) -> Result<()> + 's;
 
 /// The index part of a snapshot: build parameters and graph.
 pub struct IndexPart<'a> {
@@ -220,47 +222,97 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Loads a snapshot into a new collection (with its index when the snapshot has one).
-///
-/// # Errors
-/// `HV_CORRUPT` (bad magic, checksum, truncation, impossible sizes, invalid records or graph),
-/// `HV_VERSION` (another format version), `HV_OUT_OF_MEMORY`.
-pub fn read(bytes: &[u8]) -> Result<Collection> {
-    if bytes.len() < MAGIC.len() + 4 + 4 || &bytes[..8] != MAGIC {
-        return Err(Error::Corrupt("not a horosvec snapshot (bad magic)".into()));
+/// An index decoded from a snapshot, for the collection to install: build parameters (bits
+/// resolved, checked), the graph (node `i` = record `i`) and, from version 2 and except under
+/// L1, the RaBitQ codes (sizes checked here, values by the installer).
+pub struct LoadedIndex {
+    /// Build parameters.
+    pub params: IndexParams,
+    /// The graph over the records.
+    pub graph: Graph,
+    /// The codes, when the snapshot stores them.
+    pub codes: Option<RabitqIndex>,
+}
+
+/// Reads a snapshot in its order: [`Decoder::new`] checks the magic, the version and the
+/// checksum and reads the header; [`Decoder::records`] streams the records;
+/// [`Decoder::index`] decodes the index part. The caller builds the collection from the parts,
+/// so the codec does not depend on it.
+pub struct Decoder<'a> {
+    r: Reader<'a>,
+    version: u32,
+    flags: u32,
+    dim: usize,
+    metric: Metric,
+    count: u64,
+}
+
+impl<'a> Decoder<'a> {
+    /// Checks the magic, the version and the checksum of `bytes` and reads the header.
+    ///
+    /// # Errors
+    /// `HV_CORRUPT` (bad magic, checksum, truncation, unknown metric), `HV_VERSION` (another
+    /// format version).
+    pub fn new(bytes: &'a [u8]) -> Result<Decoder<'a>> {
+        if bytes.len() < MAGIC.len() + 4 + 4 || &bytes[..8] != MAGIC {
+            return Err(Error::Corrupt("not a horosvec snapshot (bad magic)".into()));
+        }
+        let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+        if !(MIN_READ_VERSION..=VERSION).contains(&version) {
+            return Err(Error::Version(format!(
+                "snapshot format version {version}; this build reads {MIN_READ_VERSION} to {VERSION}"
+            )));
+        }
+        let (body, tail) = bytes.split_at(bytes.len() - 4);
+        let want = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+        if crc32fast::hash(body) != want {
+            return Err(Error::Corrupt(
+                "snapshot checksum mismatch (damaged or truncated)".into(),
+            ));
+        }
+        let mut r = Reader { b: body, at: 12 };
+        let flags = r.u32("flags")?;
+        let dim = r.u32("dim")? as usize;
+        let metric = metric_from(r.u32("metric")?)?;
+        let count = r.u64("count")?;
+        Ok(Decoder {
+            r,
+            version,
+            flags,
+            dim,
+            metric,
+            count,
+        })
     }
-    let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-    if !(MIN_READ_VERSION..=VERSION).contains(&version) {
-        return Err(Error::Version(format!(
-            "snapshot format version {version}; this build reads {MIN_READ_VERSION} to {VERSION}"
-        )));
+
+    /// The snapshot's `(dim, metric)` (not checked against [`crate::MAX_DIM`]: the caller's
+    /// constructor does).
+    pub fn shape(&self) -> (usize, Metric) {
+        (self.dim, self.metric)
     }
-    let (body, tail) = bytes.split_at(bytes.len() - 4);
-    let want = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
-    if crc32fast::hash(body) != want {
-        return Err(Error::Corrupt(
-            "snapshot checksum mismatch (damaged or truncated)".into(),
-        ));
-    }
-    let mut r = Reader { b: body, at: 12 };
-    let flags = r.u32("flags")?;
-    let dim = r.u32("dim")? as usize;
-    let metric = metric_from(r.u32("metric")?)?;
-    let count = r.u64("count")?;
-    let mut col = Collection::new(dim, metric)
-        .map_err(|e| Error::Corrupt(format!("snapshot header: {e}")))?;
-    // each record takes at least 1 (kind) + 4 (empty string id) + 8 (seq) + 4 (metadata) + 4·dim bytes
-    let min_record = 17 + 4 * dim as u64;
-    if count.saturating_mul(min_record) > r.left() as u64 {
-        return Err(Error::Corrupt(format!(
-            "snapshot announces {count} records, more than its {} bytes can hold",
-            r.left()
-        )));
-    }
-    let mut v = vec![0f32; dim];
-    for i in 0..count {
-        let id =
-            match r.u8("id kind")? {
+
+    /// Calls `sink(id, seq, vector, metadata)` for every record, in order (the sink checks each
+    /// record; its error stops the read).
+    ///
+    /// # Errors
+    /// `HV_CORRUPT` (a count the bytes cannot hold, truncation, an id or metadata that is not
+    /// UTF-8, an unknown id kind), or the sink's error.
+    pub fn records(
+        &mut self,
+        sink: &mut RecordSink<'_>,
+    ) -> Result<()> {
+        let (dim, count, r) = (self.dim, self.count, &mut self.r);
+        // each record takes at least 1 (kind) + 4 (empty string id) + 8 (seq) + 4 (metadata) + 4·dim bytes
+        let min_record = 17 + 4 * dim as u64;
+        if count.saturating_mul(min_record) > r.left() as u64 {
+            return Err(Error::Corrupt(format!(
+                "snapshot announces {count} records, more than its {} bytes can hold",
+                r.left()
+            )));
+        }
+        let mut v = vec![0f32; dim];
+        for i in 0..count {
+            let id = match r.u8("id kind")? {
                 1 => VectorId::from_u64(r.u64("integer id")?)
                     .map_err(|e| Error::Corrupt(format!("snapshot record {i}: {e}")))?,
                 2 => {
@@ -276,24 +328,42 @@ pub fn read(bytes: &[u8]) -> Result<Collection> {
                     )))
                 }
             };
-        let seq = r.u64("seq")?;
-        let mlen = r.u32("metadata length")?;
-        let meta = if mlen == NO_METADATA {
-            None
-        } else {
-            let m = r.take(mlen as usize, "metadata")?;
-            Some(String::from_utf8(m.to_vec()).map_err(|_| {
-                Error::Corrupt(format!("snapshot record {i}: metadata is not UTF-8"))
-            })?)
-        };
-        let raw = r.take(4 * dim, "vector")?;
-        for (x, b) in v.iter_mut().zip(raw.chunks_exact(4)) {
-            *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            let seq = r.u64("seq")?;
+            let mlen = r.u32("metadata length")?;
+            let meta = if mlen == NO_METADATA {
+                None
+            } else {
+                let m = r.take(mlen as usize, "metadata")?;
+                Some(String::from_utf8(m.to_vec()).map_err(|_| {
+                    Error::Corrupt(format!("snapshot record {i}: metadata is not UTF-8"))
+                })?)
+            };
+            let raw = r.take(4 * dim, "vector")?;
+            for (x, b) in v.iter_mut().zip(raw.chunks_exact(4)) {
+                *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            }
+            sink(id, seq, &v, meta)?;
         }
-        col.restore_row(id, seq, &v, meta)?;
+        Ok(())
     }
-    if flags & FLAG_INDEX != 0 {
-        let n = count as usize;
+
+    /// The index part, after [`Decoder::records`]; `None` when the snapshot has none.
+    ///
+    /// # Errors
+    /// `HV_CORRUPT` (truncation, impossible sizes, invalid parameters or graph, bytes after the
+    /// records of a snapshot without an index), `HV_OUT_OF_MEMORY`.
+    pub fn index(&mut self) -> Result<Option<LoadedIndex>> {
+        let (dim, metric, version, r) = (self.dim, self.metric, self.version, &mut self.r);
+        if self.flags & FLAG_INDEX == 0 {
+            if r.left() != 0 {
+                return Err(Error::Corrupt(format!(
+                    "snapshot has {} unexpected bytes after the records",
+                    r.left()
+                )));
+            }
+            return Ok(None);
+        }
+        let n = self.count as usize;
         let r_max = r.u32("R")? as usize;
         let l = r.u32("L")? as usize;
         let alpha = f32::from_bits(r.u32("alpha")?);
@@ -348,25 +418,23 @@ pub fn read(bytes: &[u8]) -> Result<Collection> {
             .map_err(|e| Error::Corrupt(format!("snapshot index parameters: {e}")))?;
         let graph = Graph::from_parts(r_max, &degrees, &neighbors, entry)
             .map_err(|e| Error::Corrupt(format!("snapshot graph: {e}")))?;
-        if codes_follow {
-            // read_codes takes exactly the bytes left; install_index_parts checks their values
-            let codes = read_codes(&mut r, dim, metric, &params, n)?;
-            col.install_index_parts(params, graph, Some(codes))?;
+        // read_codes takes exactly the bytes left; the installer checks their values
+        let codes = if codes_follow {
+            Some(read_codes(r, dim, metric, &params, n)?)
         } else {
-            col.install_graph(params, graph)?;
-        }
-    } else if r.left() != 0 {
-        return Err(Error::Corrupt(format!(
-            "snapshot has {} unexpected bytes after the records",
-            r.left()
-        )));
+            None
+        };
+        Ok(Some(LoadedIndex {
+            params,
+            graph,
+            codes,
+        }))
     }
-    Ok(col)
 }
 
 /// The codes section of a version-2 snapshot, the rest of the body: `n` RaBitQ records for
 /// `params` (checked here: sizes and record width; the values by
-/// [`Collection::install_index_parts`]).
+/// `Collection::install_index_parts`).
 fn read_codes(
     r: &mut Reader<'_>,
     dim: usize,
