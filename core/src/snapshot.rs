@@ -297,10 +297,7 @@ impl<'a> Decoder<'a> {
     /// # Errors
     /// `HV_CORRUPT` (a count the bytes cannot hold, truncation, an id or metadata that is not
     /// UTF-8, an unknown id kind), or the sink's error.
-    pub fn records(
-        &mut self,
-        sink: &mut RecordSink<'_>,
-    ) -> Result<()> {
+    pub fn records(&mut self, sink: &mut RecordSink<'_>) -> Result<()> {
         let (dim, count, r) = (self.dim, self.count, &mut self.r);
         // each record takes at least 1 (kind) + 4 (empty string id) + 8 (seq) + 4 (metadata) + 4·dim bytes
         let min_record = 17 + 4 * dim as u64;
