@@ -10,6 +10,7 @@
 
 mod graph_io;
 mod index;
+mod input;
 mod mutable;
 mod rows;
 mod search;
@@ -20,8 +21,9 @@ mod validate;
 mod write;
 
 pub use graph_io::{ExportedGraph, ImportReport, NO_NEIGHBOR};
-pub use segments::SealedPart;
-pub use swap::{CompactionTicket, InterimTicket, SealInput, SealTicket, SwapOutcome};
+pub(crate) use segments::SealedPart;
+#[cfg(feature = "durable")]
+pub(crate) use swap::{CompactionTicket, InterimTicket, SealInput, SealTicket, SwapOutcome};
 pub use validate::CODE_SAMPLE;
 pub use write::{PreparedWrite, WriteKind};
 
@@ -355,11 +357,18 @@ impl Collection {
         }
     }
 
-    // ---- sealed segments (durable collections) ----
+    /// Records in the mutable segment.
+    pub fn mutable_len(&self) -> usize {
+        self.mutable.rows.live()
+    }
+}
 
+/// Sealed segments and the interim index: what the durable layer uses.
+#[cfg_attr(not(feature = "durable"), allow(dead_code))]
+impl Collection {
     /// Sealed-row tombstones made since the last call, as `(generation, row)`: what the store
     /// must record with the writes that caused them.
-    pub fn take_tombstones(&mut self) -> Vec<(u64, u32)> {
+    pub(crate) fn take_tombstones(&mut self) -> Vec<(u64, u32)> {
         self.segments.take_journal()
     }
 
@@ -368,7 +377,7 @@ impl Collection {
     ///
     /// # Errors
     /// `HV_CORRUPT` when the segment does not fit the collection's dimension.
-    pub fn attach_segment(&mut self, seg: Arc<Segment>, tombstones: &[u32]) -> Result<()> {
+    pub(crate) fn attach_segment(&mut self, seg: Arc<Segment>, tombstones: &[u32]) -> Result<()> {
         if seg.dim() != self.dim() {
             return Err(Error::Corrupt(format!(
                 "segment {} holds {}-d vectors, the collection {}-d",
@@ -385,40 +394,35 @@ impl Collection {
     }
 
     /// The sealed segments, oldest first.
-    pub fn sealed(&self) -> &[SealedPart] {
+    pub(crate) fn sealed(&self) -> &[SealedPart] {
         &self.segments.parts
-    }
-
-    /// Records in the mutable segment.
-    pub fn mutable_len(&self) -> usize {
-        self.mutable.rows.live()
     }
 
     /// Makes the mutable segment's index an interim one (durable collections; see
     /// [`mutable`]).
-    pub fn set_deferred_index(&mut self, on: bool) {
+    pub(crate) fn set_deferred_index(&mut self, on: bool) {
         self.mutable.deferred = on;
     }
 
     /// Live records of the mutable segment its (interim) index covers.
-    pub fn mutable_indexed(&self) -> usize {
+    pub(crate) fn mutable_indexed(&self) -> usize {
         self.mutable.indexed_live()
     }
 
     /// Rows of the mutable segment, live and tombstoned.
-    pub fn mutable_rows(&self) -> usize {
+    pub(crate) fn mutable_rows(&self) -> usize {
         self.mutable.rows.len()
     }
 
     /// Rows of the mutable segment its (interim) index covers, tombstones included; 0 without
     /// an index.
-    pub fn mutable_covered(&self) -> usize {
+    pub(crate) fn mutable_covered(&self) -> usize {
         self.mutable.index.as_ref().map_or(0, |ix| ix.len())
     }
 
     /// Drops the mutable segment's index and its tombstoned rows (an interim index is then
     /// rebuilt in the background).
-    pub fn drop_dead_rows(&mut self) {
+    pub(crate) fn drop_dead_rows(&mut self) {
         self.mutable.drop_dead_rows();
     }
 }

@@ -240,9 +240,9 @@ impl Rows {
     }
 
     /// Copies rows `rows` (in that order) out; `metadata` false leaves the metadata column empty.
-    pub(super) fn copy(&self, rows: &[usize], metadata: bool) -> super::swap::SealInput {
+    pub(super) fn copy(&self, rows: &[usize], metadata: bool) -> super::input::SealInput {
         let dim = self.dim;
-        let mut input = super::swap::SealInput {
+        let mut input = super::input::SealInput {
             dim,
             metric: self.metric,
             ids: Vec::with_capacity(rows.len()),

@@ -15,7 +15,7 @@ use crate::types::VectorId;
 /// A sealed segment as one collection sees it: the shared immutable segment and the tombstones
 /// of its rows.
 #[derive(Clone, Debug)]
-pub struct SealedPart {
+pub(crate) struct SealedPart {
     pub(crate) seg: Arc<Segment>,
     /// One flag per row once a row is deleted; empty while none is.
     pub(crate) deleted: Vec<bool>,
@@ -59,17 +59,19 @@ impl SealedPart {
     }
 
     /// Live rows.
-    pub fn live(&self) -> usize {
+    pub(crate) fn live(&self) -> usize {
         self.seg.len() - self.n_deleted
     }
 
     /// The segment.
-    pub fn segment(&self) -> &Arc<Segment> {
+    #[cfg_attr(not(feature = "durable"), allow(dead_code))]
+    pub(crate) fn segment(&self) -> &Arc<Segment> {
         &self.seg
     }
 
     /// Tombstoned rows / rows.
-    pub fn tombstone_ratio(&self) -> f64 {
+    #[cfg_attr(not(feature = "durable"), allow(dead_code))]
+    pub(crate) fn tombstone_ratio(&self) -> f64 {
         self.n_deleted as f64 / self.seg.len().max(1) as f64
     }
 }

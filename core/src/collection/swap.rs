@@ -21,140 +21,24 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+pub(crate) use super::input::SealInput;
 use super::segments::SealedPart;
 use super::Collection;
-use crate::ann::{AnnIndex, IndexParams};
+use crate::ann::AnnIndex;
 use crate::error::{Error, Result};
-use crate::segment::{Segment, SegmentRows};
-use crate::types::{Metric, VectorId};
-
-/// Rows copied out of a collection for a build (bounded by the seal threshold), in row order.
-#[derive(Debug)]
-pub struct SealInput {
-    /// Vector dimension.
-    pub dim: usize,
-    /// Metric.
-    pub metric: Metric,
-    /// Ids, one per row.
-    pub ids: Vec<VectorId>,
-    /// Insertion sequences.
-    pub seqs: Vec<u64>,
-    /// `n × dim` values.
-    pub vectors: Vec<f32>,
-    /// 1/‖x‖ per row (cosine), else empty.
-    pub inv_norms: Vec<f32>,
-    /// Metadata JSON per row (empty for an interim index's copy).
-    pub metadata: Vec<Option<String>>,
-}
-
-impl SealInput {
-    /// The rows as the segment writer takes them.
-    pub fn rows(&self) -> SegmentRows<'_> {
-        SegmentRows {
-            dim: self.dim,
-            metric: self.metric,
-            ids: &self.ids,
-            seqs: &self.seqs,
-            vectors: &self.vectors,
-            inv_norms: &self.inv_norms,
-            metadata: &self.metadata,
-        }
-    }
-
-    /// Number of rows.
-    pub fn len(&self) -> usize {
-        self.ids.len()
-    }
-
-    /// True without rows.
-    pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
-    }
-
-    /// Builds the Vamana index of these rows (node `i` = row `i`) on the current thread pool.
-    ///
-    /// # Errors
-    /// `HV_INVALID_ARGUMENT` (parameters), `HV_CANCELLED`.
-    pub fn build_index(
-        &self,
-        params: IndexParams,
-        cancel: &std::sync::atomic::AtomicBool,
-    ) -> Result<AnnIndex> {
-        let view = super::rows::flat_view(
-            self.dim,
-            self.metric,
-            &self.vectors,
-            &self.inv_norms,
-            &self.seqs,
-            &[],
-            crate::distance::kernels(),
-        );
-        AnnIndex::build(&view, params, &|_, _| {}, cancel)
-    }
-
-    /// The live rows of `parts` (a compaction's input), in insertion order, with the
-    /// `(generation, row)` each came from.
-    ///
-    /// # Errors
-    /// `HV_CORRUPT` (an id or metadata that cannot be read, a non-finite value),
-    /// `HV_OUT_OF_MEMORY`, `HV_INTERNAL` (no part).
-    pub fn from_parts(parts: &[SealedPart]) -> Result<(SealInput, Vec<(u64, u32)>)> {
-        let first = parts
-            .first()
-            .ok_or_else(|| Error::Internal("compaction of no segment".into()))?;
-        let dim = first.seg.dim();
-        let metric = first.seg.view(&[], crate::distance::kernels()).metric;
-        let mut rows: Vec<(u64, usize, u32)> = Vec::new();
-        for (p, part) in parts.iter().enumerate() {
-            for row in 0..part.seg.len() as u32 {
-                if part.is_live(row) {
-                    rows.push((part.seg.seq(row), p, row));
-                }
-            }
-        }
-        rows.sort_unstable();
-        let n = rows.len();
-        let mut input = SealInput {
-            dim,
-            metric,
-            ids: Vec::with_capacity(n),
-            seqs: Vec::with_capacity(n),
-            vectors: Vec::new(),
-            inv_norms: Vec::new(),
-            metadata: Vec::with_capacity(n),
-        };
-        input
-            .vectors
-            .try_reserve_exact(n * dim)
-            .map_err(|_| Error::OutOfMemory(format!("compaction of {n} rows")))?;
-        let mut origin = Vec::with_capacity(n);
-        for (seq, p, row) in rows {
-            let seg = &parts[p].seg;
-            input.ids.push(seg.id(row)?);
-            input.seqs.push(seq);
-            let v = seg.vector(row);
-            super::validate::check_sealed_row(seg.generation(), row, v)?;
-            input.vectors.extend_from_slice(v);
-            if let Some(inv) = seg.inv_norm(row) {
-                input.inv_norms.push(inv);
-            }
-            input.metadata.push(seg.metadata(row)?);
-            origin.push((seg.generation(), row));
-        }
-        Ok((input, origin))
-    }
-}
+use crate::segment::Segment;
+use crate::types::VectorId;
 
 /// What a swap changed, for the store's manifest transaction.
 #[derive(Debug, Default)]
-pub struct SwapOutcome {
+pub(crate) struct SwapOutcome {
     /// Rows of the new segment that must start as tombstones (their record was written or
     /// deleted while the segment was being built).
-    pub new_tombstones: Vec<u32>,
+    pub(crate) new_tombstones: Vec<u32>,
     /// Ids whose records moved from the mutable segment into the new segment (a seal).
-    pub moved: Vec<VectorId>,
+    pub(crate) moved: Vec<VectorId>,
     /// Generations removed from the segment list (a compaction).
-    pub removed: Vec<u64>,
+    pub(crate) removed: Vec<u64>,
 }
 
 type Slot = Arc<Mutex<Option<HashSet<VectorId>>>>;
@@ -227,14 +111,14 @@ impl std::fmt::Debug for Tracking {
 /// A seal in progress: the copied rows and the tracking of the ids written since. Install it
 /// with [`Collection::install_sealed`]; dropping it aborts the seal.
 #[derive(Debug)]
-pub struct SealTicket {
+pub(crate) struct SealTicket {
     input: SealInput,
     tracking: Tracking,
 }
 
 impl SealTicket {
     /// The rows to build the segment from.
-    pub fn input(&self) -> &SealInput {
+    pub(crate) fn input(&self) -> &SealInput {
         &self.input
     }
 }
@@ -243,14 +127,14 @@ impl SealTicket {
 /// tombstones) and the tracking of the ids written since. Install it with
 /// [`Collection::install_compacted`]; dropping it aborts the compaction.
 #[derive(Debug)]
-pub struct CompactionTicket {
+pub(crate) struct CompactionTicket {
     parts: Vec<SealedPart>,
     tracking: Tracking,
 }
 
 impl CompactionTicket {
     /// The parts to merge, oldest first.
-    pub fn parts(&self) -> &[SealedPart] {
+    pub(crate) fn parts(&self) -> &[SealedPart] {
         &self.parts
     }
 }
@@ -259,23 +143,24 @@ impl CompactionTicket {
 /// node `i` is row `i`) and the layout epoch it is valid for. Install with
 /// [`Collection::install_interim`].
 #[derive(Debug)]
-pub struct InterimTicket {
+pub(crate) struct InterimTicket {
     input: SealInput,
     epoch: u64,
 }
 
 impl InterimTicket {
     /// The rows to index.
-    pub fn input(&self) -> &SealInput {
+    pub(crate) fn input(&self) -> &SealInput {
         &self.input
     }
 }
 
+#[cfg_attr(not(feature = "durable"), allow(dead_code))]
 impl Collection {
     /// Copies the live mutable rows out for a seal (shared access: the caller, the only writer,
     /// then calls [`Collection::begin_seal`] with nothing written in between); `None` when there
     /// is none, or a seal or compaction is already being built.
-    pub fn seal_input(&self) -> Option<SealInput> {
+    pub(crate) fn seal_input(&self) -> Option<SealInput> {
         if self.dirty.busy() || self.mutable.rows.live() == 0 {
             return None;
         }
@@ -284,7 +169,7 @@ impl Collection {
 
     /// Begins the seal of `input` (just copied by [`Collection::seal_input`]): from now on the
     /// ids written are tracked. `None` when a seal or compaction is already being built.
-    pub fn begin_seal(&mut self, input: SealInput) -> Option<SealTicket> {
+    pub(crate) fn begin_seal(&mut self, input: SealInput) -> Option<SealTicket> {
         let tracking = self.dirty.begin()?;
         Some(SealTicket { input, tracking })
     }
@@ -296,7 +181,11 @@ impl Collection {
     /// # Errors
     /// `HV_INTERNAL` when the ticket was begun on another collection or the segment does not
     /// match the copy (the seal is then aborted).
-    pub fn install_sealed(&mut self, seg: Arc<Segment>, ticket: SealTicket) -> Result<SwapOutcome> {
+    pub(crate) fn install_sealed(
+        &mut self,
+        seg: Arc<Segment>,
+        ticket: SealTicket,
+    ) -> Result<SwapOutcome> {
         let SealTicket { input, tracking } = ticket;
         let dirty = self.dirty.finish(tracking)?;
         if seg.len() != input.len() || seg.dim() != self.dim() {
@@ -332,7 +221,7 @@ impl Collection {
     /// the ticket holds them (shared segments and a copy of their tombstones) and from now on the
     /// ids written are tracked. `None` when a seal or compaction is already being built or
     /// `parts` is empty or out of range.
-    pub fn begin_compaction(&mut self, parts: &[usize]) -> Option<CompactionTicket> {
+    pub(crate) fn begin_compaction(&mut self, parts: &[usize]) -> Option<CompactionTicket> {
         if parts.is_empty() || parts.iter().any(|&p| p >= self.segments.parts.len()) {
             return None;
         }
@@ -353,7 +242,7 @@ impl Collection {
     /// # Errors
     /// `HV_INTERNAL` when the ticket was begun on another collection or a segment of it is
     /// gone (the compaction is then aborted).
-    pub fn install_compacted(
+    pub(crate) fn install_compacted(
         &mut self,
         seg: Option<Arc<Segment>>,
         origin: &[(u64, u32)],
@@ -398,7 +287,7 @@ impl Collection {
 
     /// Copies every mutable row for an interim index build, with the layout epoch it is valid
     /// for.
-    pub fn begin_interim(&self) -> InterimTicket {
+    pub(crate) fn begin_interim(&self) -> InterimTicket {
         let all: Vec<usize> = (0..self.mutable.rows.len()).collect();
         InterimTicket {
             input: self.mutable.rows.copy(&all, false),
@@ -409,7 +298,7 @@ impl Collection {
     /// Installs an interim index built from `ticket`'s rows (false, and nothing changes, when
     /// rows moved since): it covers the rows copied then; the rows added since stay a tail, and
     /// every row deleted since is a tombstone.
-    pub fn install_interim(&mut self, ix: AnnIndex, ticket: InterimTicket) -> bool {
+    pub(crate) fn install_interim(&mut self, ix: AnnIndex, ticket: InterimTicket) -> bool {
         self.mutable.install_interim(ix, ticket.epoch)
     }
 }
@@ -417,6 +306,8 @@ impl Collection {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ann::IndexParams;
+    use crate::types::Metric;
 
     fn col(n: u64) -> Collection {
         let mut c = Collection::new(2, Metric::L2).unwrap();

@@ -5,80 +5,23 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
-use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex};
 
+use super::channel::GroupHook;
+use super::channel::{
+    read_lock, write_lock, Msg, Reply, SharedCollection, WriteRequest, MAX_GROUP,
+};
 use super::jobs::{self, Built, JobKind, Workshop};
 use super::load::load;
-use super::manifest::{group_mutations, swap_mutations, Applied, SegmentDir};
+use super::manifest::{apply, group_mutations, swap_mutations, Applied, SegmentDir};
 use super::policy::{next_job, write_waits, Job, PartStats, PolicyStats, SegmentConfig};
-use crate::collection::{Collection, WriteKind};
+use crate::collection::Collection;
 use crate::error::{Error, Result};
 use crate::store::{Mutation, RecordStore};
-use crate::types::VectorId;
-
-/// The in-memory collection shared between the binding (searches), the committer and builds;
-/// `None` once closed.
-pub type SharedCollection = Arc<RwLock<Option<Collection>>>;
-
-/// Answer to a write: the number of records written (or deleted) or the error.
-pub type Reply = Box<dyn FnOnce(Result<usize>) + Send>;
-
-/// Called by the committer after it answered a group of requests (see
-/// [`super::DurableCollection::set_group_hook`]).
-pub type GroupHook = Box<dyn Fn() + Send>;
-
-/// One write request.
-#[derive(Debug)]
-pub enum WriteRequest {
-    /// Insert (`Add`) or insert-or-replace (`Upsert`) records: `n × dim` vectors, row-major.
-    Put {
-        /// Add or upsert.
-        kind: WriteKind,
-        /// The ids.
-        ids: Vec<VectorId>,
-        /// `n × dim` values.
-        vectors: Vec<f32>,
-        /// Optional metadata JSON per record.
-        metadata: Option<Vec<Option<String>>>,
-    },
-    /// Delete records (absent ids are ignored).
-    Delete {
-        /// The ids.
-        ids: Vec<VectorId>,
-    },
-}
-
-/// Most requests committed as one group.
-pub const MAX_GROUP: usize = 4096;
 
 /// Records deleted from the store after which its free pages are given back (when enough of the
 /// file is free: [`RecordStore::reclaim`]).
 const RECLAIM_AFTER_DELETES: usize = 1024;
-
-/// What the committer receives.
-pub(crate) enum Msg {
-    Write(WriteRequest, Reply),
-    Seal(Reply),
-    Compact(Reply),
-    Built(Box<Built>),
-    Close,
-}
-
-/// Answers a message that cannot be delivered (the committer is gone) with `HV_CLOSED`.
-pub(crate) fn fail_closed(m: Msg) {
-    match m {
-        Msg::Write(_, r) | Msg::Seal(r) | Msg::Compact(r) => r(Err(Error::Closed)),
-        Msg::Built(_) | Msg::Close => {}
-    }
-}
-
-pub(crate) fn read_lock(shared: &SharedCollection) -> RwLockReadGuard<'_, Option<Collection>> {
-    shared.read().unwrap_or_else(|p| p.into_inner())
-}
-
-pub(crate) fn write_lock(shared: &SharedCollection) -> RwLockWriteGuard<'_, Option<Collection>> {
-    shared.write().unwrap_or_else(|p| p.into_inner())
-}
 
 /// The state the committer shares with the handle.
 pub(crate) struct Links {
@@ -500,50 +443,6 @@ impl<S: RecordStore> Committer<S> {
                 }
                 answer(Err(e));
             }
-        }
-    }
-}
-
-/// Applies one request to the collection (all or nothing); returns what changed and the count.
-fn apply(col: &mut Collection, req: WriteRequest) -> Result<(Applied, usize)> {
-    match req {
-        WriteRequest::Put {
-            kind,
-            ids,
-            vectors,
-            metadata,
-        } => {
-            let w = col.prepare(kind, ids.clone(), vectors, metadata)?;
-            let n = w.len();
-            let (vectors, metadata) = w.payload();
-            let (vectors, metadata) = (vectors.to_vec(), metadata.to_vec());
-            col.commit(w)?;
-            let seqs = ids.iter().map(|id| col.seq_of(id).unwrap_or(0)).collect();
-            let tombstones = col.take_tombstones();
-            Ok((
-                Applied::Put {
-                    ids,
-                    seqs,
-                    vectors,
-                    metadata,
-                    dim: col.dim(),
-                    tombstones,
-                },
-                n,
-            ))
-        }
-        WriteRequest::Delete { ids } => {
-            let present: Vec<VectorId> =
-                ids.iter().filter(|id| col.contains(id)).cloned().collect();
-            let n = col.delete(&ids);
-            let tombstones = col.take_tombstones();
-            Ok((
-                Applied::Delete {
-                    ids: present,
-                    tombstones,
-                },
-                n,
-            ))
         }
     }
 }

@@ -6,7 +6,8 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::collection::SwapOutcome;
+use super::channel::WriteRequest;
+use crate::collection::{Collection, SwapOutcome};
 use crate::error::{Error, Result};
 use crate::segment::{parse_segment_file_name, segment_file_name, sync_dir, Segment, TEMP_SUFFIX};
 use crate::store::Mutation;
@@ -157,5 +158,49 @@ impl SegmentDir {
             sync_dir(dir)?;
         }
         Ok(())
+    }
+}
+
+/// Applies one request to the collection (all or nothing); returns what changed and the count.
+pub(crate) fn apply(col: &mut Collection, req: WriteRequest) -> Result<(Applied, usize)> {
+    match req {
+        WriteRequest::Put {
+            kind,
+            ids,
+            vectors,
+            metadata,
+        } => {
+            let w = col.prepare(kind, ids.clone(), vectors, metadata)?;
+            let n = w.len();
+            let (vectors, metadata) = w.payload();
+            let (vectors, metadata) = (vectors.to_vec(), metadata.to_vec());
+            col.commit(w)?;
+            let seqs = ids.iter().map(|id| col.seq_of(id).unwrap_or(0)).collect();
+            let tombstones = col.take_tombstones();
+            Ok((
+                Applied::Put {
+                    ids,
+                    seqs,
+                    vectors,
+                    metadata,
+                    dim: col.dim(),
+                    tombstones,
+                },
+                n,
+            ))
+        }
+        WriteRequest::Delete { ids } => {
+            let present: Vec<VectorId> =
+                ids.iter().filter(|id| col.contains(id)).cloned().collect();
+            let n = col.delete(&ids);
+            let tombstones = col.take_tombstones();
+            Ok((
+                Applied::Delete {
+                    ids: present,
+                    tombstones,
+                },
+                n,
+            ))
+        }
     }
 }

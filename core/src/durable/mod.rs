@@ -22,7 +22,7 @@
 //! Readers never wait for the sync (it happens outside the lock); a reader may observe a write
 //! of the group being synced before the writer is told it is durable.
 //!
-//! The parts: [`committer`] (the group-commit loop), [`policy`] (when to seal, compact or
+//! The parts: [`channel`] (requests and messages), [`committer`] (the group-commit loop), [`policy`] (when to seal, compact or
 //! build an interim index, and when a write waits: pure functions), [`jobs`] (the background
 //! builds), [`manifest`] (the store mutations of a group and of a swap, and the segment files),
 //! [`load`] (memory from the store, at open and after a failed commit).
@@ -53,19 +53,21 @@ use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 
+mod channel;
 mod committer;
 mod jobs;
 mod load;
 mod manifest;
 mod policy;
 
-pub use committer::{GroupHook, Reply, SharedCollection, WriteRequest, MAX_GROUP};
+pub use channel::{GroupHook, Reply, SharedCollection, WriteRequest, MAX_GROUP};
 pub use policy::SegmentConfig;
 
 use crate::error::{Error, Result};
 use crate::segment::warm_up;
 use crate::store::RecordStore;
-use committer::{fail_closed, Committer, Links, Msg};
+use channel::{fail_closed, Msg};
+use committer::{Committer, Links};
 use load::load;
 use manifest::SegmentDir;
 
