@@ -86,8 +86,9 @@ impl DirtyIds {
                 "a swap ticket installed on another collection".into(),
             ));
         }
-        Ok(lock(&self.slot).take().unwrap_or_default())
-        // (t drops here: the slot is already empty)
+        let ids = lock(&self.slot).take().unwrap_or_default();
+        drop(t); // after the lock is released: its drop takes it (the slot is empty already)
+        Ok(ids)
     }
 }
 

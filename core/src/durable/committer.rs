@@ -381,37 +381,9 @@ impl<S: RecordStore> Committer<S> {
             drop(built); // its ticket aborts the swap
             return answer(Err(Error::Closed));
         }
-        // a failed build or install drops its ticket, which aborts the swap
-        let swapped = {
-            let mut guard = write_lock(&self.links.shared);
-            match (guard.as_mut(), built) {
-                (None, _) => Err(Error::Closed),
-                (Some(col), Built::Seal { ticket, result }) => {
-                    let n = ticket.input().len();
-                    result.and_then(|seg| {
-                        let out = col.install_sealed(seg.clone(), ticket)?;
-                        Ok((Some(seg), out, n))
-                    })
-                }
-                (
-                    Some(col),
-                    Built::Compact {
-                        ticket,
-                        origin,
-                        result,
-                    },
-                ) => {
-                    let n = ticket.parts().len();
-                    result.and_then(|seg| {
-                        let out = col.install_compacted(seg.clone(), &origin, ticket)?;
-                        Ok((seg, out, n))
-                    })
-                }
-                (Some(_), Built::Panicked(kind)) => Err(Built::panic_error(kind)),
-                (Some(_), Built::Interim { .. }) => {
-                    Err(Error::Internal("interim index in the swap path".into()))
-                }
-            }
+        let swapped = match write_lock(&self.links.shared).as_mut() {
+            None => Err(Error::Closed),
+            Some(col) => built.install(col),
         };
         let (seg, outcome, count) = match swapped {
             Ok(x) => x,

@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use super::manifest::SegmentDir;
 use crate::ann::{AnnIndex, IndexParams};
-use crate::collection::{CompactionTicket, InterimTicket, SealInput, SealTicket};
+use crate::collection::{
+    Collection, CompactionTicket, InterimTicket, SealInput, SealTicket, SwapOutcome,
+};
 use crate::error::{Error, Result};
 use crate::segment::{open_segment_file, write_segment_file, Segment};
 
@@ -62,10 +64,41 @@ pub(crate) enum Built {
     Panicked(JobKind),
 }
 
+/// A swap installed in memory: the new segment (none when a compaction left no live row),
+/// what changed, and the count its waiters get (records sealed, segments merged).
+pub(crate) type Swapped = (Option<Arc<Segment>>, SwapOutcome, usize);
+
 impl Built {
-    /// The error a panicked build's waiters get (`HV_INTERNAL`).
-    pub(crate) fn panic_error(kind: JobKind) -> Error {
-        Error::Internal(format!("the {} build panicked", kind.what()))
+    /// Installs a seal's or a compaction's result into `col` (memory only; the caller then
+    /// commits the manifest transaction). A failed build or install drops the ticket, which
+    /// aborts the swap.
+    ///
+    /// # Errors
+    /// The build's error, the install's (`HV_INTERNAL`), `HV_INTERNAL` for a panicked build.
+    pub(crate) fn install(self, col: &mut Collection) -> Result<Swapped> {
+        match self {
+            Built::Seal { ticket, result } => {
+                let n = ticket.input().len();
+                let seg = result?;
+                let out = col.install_sealed(seg.clone(), ticket)?;
+                Ok((Some(seg), out, n))
+            }
+            Built::Compact {
+                ticket,
+                origin,
+                result,
+            } => {
+                let n = ticket.parts().len();
+                let seg = result?;
+                let out = col.install_compacted(seg.clone(), &origin, ticket)?;
+                Ok((seg, out, n))
+            }
+            Built::Panicked(kind) => Err(Error::Internal(format!(
+                "the {} build panicked",
+                kind.what()
+            ))),
+            Built::Interim { .. } => Err(Error::Internal("interim index in the swap path".into())),
+        }
     }
 }
 
