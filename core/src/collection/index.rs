@@ -123,7 +123,7 @@ impl Collection {
     }
 
     /// Installs an index from its parts (a snapshot), after checking the codes
-    /// ([`validate::check_codes`]): `graph` and `codes` over every row, node and record `i` =
+    /// (`validate::check_codes`): `graph` and `codes` over every row, node and record `i` =
     /// row `i`, made with `params` (bits resolved). Nothing is encoded again.
     ///
     /// # Errors

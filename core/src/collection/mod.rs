@@ -1,10 +1,10 @@
 //! The façade: a [`Collection`] of records (id, `f32` vector, optional JSON metadata) with a
 //! fixed `dim` and [`Metric`], searched exactly or through an approximate index.
 //!
-//! A collection is a *mutable segment* ([`mutable`]: the [`rows`] and an optional index) plus,
-//! for durable collections, *sealed segments* ([`segments`]) that the swaps of [`swap`] add and
-//! merge. Writes ([`write`]) validate their whole batch first ([`validate`]), so a failed call
-//! changes nothing; searches ([`search`]) merge across the parts. Every record keeps the
+//! A collection is a *mutable segment* (`mutable`: the `rows` and an optional index) plus,
+//! for durable collections, *sealed segments* (`segments`) that the swaps of `swap` add and
+//! merge. Writes (`write`) validate their whole batch first (`validate`), so a failed call
+//! changes nothing; searches (`search`) merge across the parts. Every record keeps the
 //! insertion sequence of its first `add`, which breaks distance ties (earlier first) and keeps
 //! results deterministic whatever the physical row order. An id is live in at most one part.
 
@@ -66,7 +66,7 @@ pub struct SearchOptions {
     /// without an index.
     pub ef: Option<usize>,
     /// Candidates offered to the exact rerank, best estimate first (default: all ef, see
-    /// [`AnnIndex::default_rerank`]; those whose lower bound cannot beat the k-th exact distance
+    /// [`crate::ann::AnnIndex::default_rerank`]; those whose lower bound cannot beat the k-th exact distance
     /// are skipped). Ignored without an index.
     pub rerank: Option<usize>,
     /// `Some(true)`: exact search even when an index exists (a true flat scan over every live

@@ -9,7 +9,7 @@ use crate::quant::RabitqIndex;
 use crate::types::{Metric, VectorId};
 
 /// Rows re-encoded to check the codes of a snapshot against its vectors (besides the entry
-/// point; see [`check_codes`]).
+/// point; see `check_codes`).
 pub const CODE_SAMPLE: usize = 16;
 
 /// Whether rows under `metric` keep a 1/‖x‖ column (cosine only): the one metric branch of the

@@ -1,7 +1,7 @@
 //! A collection whose writes are durable, with group commit (feature `durable`, native only).
 //!
 //! [`DurableCollection::open`] loads the records of a [`RecordStore`] into an in-memory
-//! [`Collection`] shared behind a lock ([`SharedCollection`]), and starts one committer thread
+//! [`Collection`](crate::collection::Collection) shared behind a lock ([`SharedCollection`]), and starts one committer thread
 //! that owns the store. Writers [`submit`](DurableCollection::submit) requests into a channel, in
 //! call order, with a callback. The committer takes every request waiting in the channel as one
 //! group and:
@@ -22,10 +22,11 @@
 //! Readers never wait for the sync (it happens outside the lock); a reader may observe a write
 //! of the group being synced before the writer is told it is durable.
 //!
-//! The parts: [`channel`] (requests and messages), [`committer`] (the group-commit loop), [`policy`] (when to seal, compact or
-//! build an interim index, and when a write waits: pure functions), [`jobs`] (the background
-//! builds), [`manifest`] (the store mutations of a group and of a swap, and the segment files),
-//! [`load`] (memory from the store, at open and after a failed commit).
+//! The parts (private modules): `channel` (requests and messages), `committer` (the
+//! group-commit loop), `policy` (when to seal, compact or build an interim index, and when a
+//! write waits: pure functions of a few numbers), `jobs` (the background builds, and the install
+//! of their swap tickets), `manifest` (the store mutations of a group and of a swap, and the
+//! segment files), `load` (memory from the store, at open and after a failed commit).
 //!
 //! # Sealed segments (seed-vector-database.md §2.4–2.8)
 //!
