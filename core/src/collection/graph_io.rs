@@ -7,7 +7,7 @@ use super::Collection;
 use crate::ann::{AnnIndex, IndexParams};
 use crate::error::{Error, Result};
 use crate::graph::{FlatNodes, Graph, NodeDistance};
-use crate::types::{Metric, VectorId};
+use crate::types::VectorId;
 
 /// The padding value of an adjacency row.
 pub const NO_NEIGHBOR: u32 = u32::MAX;
@@ -129,7 +129,7 @@ impl Collection {
             None => {
                 let view = self.mutable.rows.view(&[]);
                 let nodes = FlatNodes::new(view.vectors, view.dim, view.metric);
-                let nodes = if view.metric == Metric::Cosine {
+                let nodes = if super::validate::keeps_norms(view.metric) {
                     nodes.with_inv_norms(view.inv_norms)
                 } else {
                     nodes
