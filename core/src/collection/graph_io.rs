@@ -7,7 +7,7 @@ use super::Collection;
 use crate::ann::{AnnIndex, IndexParams};
 use crate::error::{Error, Result};
 use crate::graph::{FlatNodes, Graph, NodeDistance};
-use crate::types::{Metric, VectorId};
+use crate::types::VectorId;
 
 /// The padding value of an adjacency row.
 pub const NO_NEIGHBOR: u32 = u32::MAX;
@@ -44,8 +44,8 @@ impl Collection {
     /// Rows in ascending insertion sequence: node `i` ↔ row `order[i]`. Callers consolidate
     /// first, so every row is a live record.
     fn node_order(&self) -> Vec<u32> {
-        let mut rows: Vec<u32> = (0..self.ids.len() as u32).collect();
-        rows.sort_by_key(|&r| self.seqs[r as usize]);
+        let mut rows: Vec<u32> = (0..self.mutable.rows.ids.len() as u32).collect();
+        rows.sort_by_key(|&r| self.mutable.rows.seqs[r as usize]);
         rows
     }
 
@@ -98,7 +98,7 @@ impl Collection {
             ..ImportReport::default()
         };
         // per row (the graph is in row numbering): degrees and neighbour lists
-        let rows = self.ids.len();
+        let rows = self.mutable.rows.ids.len();
         let mut lists: Vec<Vec<u32>> = vec![Vec::new(); rows];
         let mut seen = vec![u32::MAX; n];
         for (node, chunk) in adjacency.chunks_exact(degree).enumerate() {
@@ -127,9 +127,9 @@ impl Collection {
         let entry_row = match entry {
             Some(e) => order[e as usize],
             None => {
-                let view = self.view_with(&[]);
+                let view = self.mutable.rows.view(&[]);
                 let nodes = FlatNodes::new(view.vectors, view.dim, view.metric);
-                let nodes = if view.metric == Metric::Cosine {
+                let nodes = if super::validate::keeps_norms(view.metric) {
                     nodes.with_inv_norms(view.inv_norms)
                 } else {
                     nodes
@@ -143,8 +143,8 @@ impl Collection {
             r: degree,
             ..params
         };
-        let ix = AnnIndex::from_graph(&self.view_with(&[]), params, graph)?;
-        self.index = Some(ix);
+        let ix = AnnIndex::from_graph(&self.mutable.rows.view(&[]), params, graph)?;
+        self.mutable.index = Some(ix);
         self.version += 1;
         Ok(report)
     }
@@ -157,13 +157,13 @@ impl Collection {
     pub fn export_graph(&mut self) -> Result<ExportedGraph> {
         self.no_sealed("exportGraph")?;
         self.consolidate()?; // a no-op without tombstones
-        let Some(ix) = self.index.as_ref() else {
+        let Some(ix) = self.mutable.index.as_ref() else {
             return Err(Error::invalid_argument(
                 "export_graph: no index; call buildIndex (or importGraph) first",
             ));
         };
         let order = self.node_order();
-        let mut node_of_row = vec![u32::MAX; self.ids.len()];
+        let mut node_of_row = vec![u32::MAX; self.mutable.rows.ids.len()];
         for (node, &row) in order.iter().enumerate() {
             node_of_row[row as usize] = node as u32;
         }
@@ -186,7 +186,7 @@ impl Collection {
             .unwrap_or(0);
         let ids = order
             .iter()
-            .map(|&r| self.ids[r as usize].clone())
+            .map(|&r| self.mutable.rows.ids[r as usize].clone())
             .collect();
         Ok(ExportedGraph {
             adjacency,

@@ -5,13 +5,16 @@
 //!
 //! A store sees two things: `load` once at open, streaming every record in insertion-sequence
 //! order, and `commit`, which makes a group of mutations durable as one atomic transaction with
-//! (at most) one sync: the unit of group commit.
+//! (at most) one sync: the unit of group commit. [`FaultyStore`] wraps a store and fails chosen
+//! commits, so that the committer's path after a failed commit is tested.
 
+mod faulty;
 #[cfg(feature = "durable")]
 mod sqlite;
 
 use std::collections::BTreeMap;
 
+pub use faulty::{FaultSwitch, FaultyStore};
 #[cfg(feature = "durable")]
 pub use sqlite::{SqliteStore, DB_FILE, FORMAT_VERSION, LOCK_FILE};
 

@@ -1,0 +1,126 @@
+//! Rows copied out of a collection for a background build: a seal's live mutable rows, an
+//! interim index's every mutable row, a compaction's live rows of sealed segments.
+
+use super::segments::SealedPart;
+use crate::ann::{AnnIndex, IndexParams};
+use crate::error::{Error, Result};
+use crate::segment::SegmentRows;
+use crate::types::{Metric, VectorId};
+
+/// Rows copied out of a collection for a build (bounded by the seal threshold), in row order.
+#[derive(Debug)]
+pub(crate) struct SealInput {
+    /// Vector dimension.
+    pub(crate) dim: usize,
+    /// Metric.
+    pub(crate) metric: Metric,
+    /// Ids, one per row.
+    pub(crate) ids: Vec<VectorId>,
+    /// Insertion sequences.
+    pub(crate) seqs: Vec<u64>,
+    /// `n × dim` values.
+    pub(crate) vectors: Vec<f32>,
+    /// 1/‖x‖ per row (cosine), else empty.
+    pub(crate) inv_norms: Vec<f32>,
+    /// Metadata JSON per row (empty for an interim index's copy).
+    pub(crate) metadata: Vec<Option<String>>,
+}
+
+#[cfg_attr(not(feature = "durable"), allow(dead_code))]
+impl SealInput {
+    /// The rows as the segment writer takes them.
+    pub(crate) fn rows(&self) -> SegmentRows<'_> {
+        SegmentRows {
+            dim: self.dim,
+            metric: self.metric,
+            ids: &self.ids,
+            seqs: &self.seqs,
+            vectors: &self.vectors,
+            inv_norms: &self.inv_norms,
+            metadata: &self.metadata,
+        }
+    }
+
+    /// Number of rows.
+    pub(crate) fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// True without rows.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Builds the Vamana index of these rows (node `i` = row `i`) on the current thread pool.
+    ///
+    /// # Errors
+    /// `HV_INVALID_ARGUMENT` (parameters), `HV_CANCELLED`.
+    pub(crate) fn build_index(
+        &self,
+        params: IndexParams,
+        cancel: &std::sync::atomic::AtomicBool,
+    ) -> Result<AnnIndex> {
+        let view = super::rows::flat_view(
+            self.dim,
+            self.metric,
+            &self.vectors,
+            &self.inv_norms,
+            &self.seqs,
+            &[],
+            crate::distance::kernels(),
+        );
+        AnnIndex::build(&view, params, &|_, _| {}, cancel)
+    }
+
+    /// The live rows of `parts` (a compaction's input), in insertion order, with the
+    /// `(generation, row)` each came from.
+    ///
+    /// # Errors
+    /// `HV_CORRUPT` (an id or metadata that cannot be read, a non-finite value),
+    /// `HV_OUT_OF_MEMORY`, `HV_INTERNAL` (no part).
+    pub(crate) fn from_parts(parts: &[SealedPart]) -> Result<(SealInput, Vec<(u64, u32)>)> {
+        let first = parts
+            .first()
+            .ok_or_else(|| Error::Internal("compaction of no segment".into()))?;
+        let dim = first.seg.dim();
+        let metric = first.seg.view(&[], crate::distance::kernels()).metric;
+        let mut rows: Vec<(u64, usize, u32)> = Vec::new();
+        for (p, part) in parts.iter().enumerate() {
+            for row in 0..part.seg.len() as u32 {
+                if part.is_live(row) {
+                    rows.push((part.seg.seq(row), p, row));
+                }
+            }
+        }
+        rows.sort_unstable();
+        let n = rows.len();
+        let mut input = SealInput {
+            dim,
+            metric,
+            ids: Vec::with_capacity(n),
+            seqs: Vec::with_capacity(n),
+            vectors: Vec::new(),
+            inv_norms: Vec::new(),
+            metadata: Vec::with_capacity(n),
+        };
+        input
+            .vectors
+            .try_reserve_exact(n * dim)
+            .map_err(|_| Error::OutOfMemory(format!("compaction of {n} rows")))?;
+        let mut origin = Vec::with_capacity(n);
+        for (seq, p, row) in rows {
+            let seg = &parts[p].seg;
+            input.ids.push(seg.id(row)?);
+            input.seqs.push(seq);
+            let v = seg.vector(row);
+            super::validate::check_sealed_row(seg.generation(), row, v)?;
+            input.vectors.extend_from_slice(v);
+            if let Some(inv) = seg.inv_norm(row) {
+                input.inv_norms.push(inv);
+            }
+            input.metadata.push(seg.metadata(row)?);
+            origin.push((seg.generation(), row));
+        }
+        Ok((input, origin))
+    }
+}

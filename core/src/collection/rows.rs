@@ -1,0 +1,300 @@
+//! The columns of the mutable segment and its id → row map: the one place where the five
+//! per-row columns (vector, 1/‖x‖, id, insertion sequence, metadata) are kept in step.
+//!
+//! Invariants: every column has one entry per physical row (`inv_norms` only under cosine, else
+//! empty); `map` holds exactly the *live* ids, each pointing at its row (an indexed collection
+//! keeps tombstoned rows, whose ids are absent from `map`); `next_seq` is above every stored
+//! sequence.
+
+use std::collections::HashMap;
+
+use crate::distance::Kernels;
+use crate::error::{Error, Result};
+use crate::flat::FlatView;
+use crate::types::{Metric, VectorId};
+
+/// The rows of the mutable segment (`n × dim` row-major vectors and their per-row columns).
+pub(crate) struct Rows {
+    pub(super) dim: usize,
+    pub(super) metric: Metric,
+    pub(super) kernels: &'static Kernels,
+    /// Whether the 1/‖x‖ column is kept ([`super::validate::keeps_norms`]).
+    norms: bool,
+    /// `n × dim`, row-major, as supplied.
+    pub(super) vectors: Vec<f32>,
+    /// 1/‖x‖ per row (cosine only; empty otherwise).
+    pub(super) inv_norms: Vec<f32>,
+    pub(super) ids: Vec<VectorId>,
+    pub(super) seqs: Vec<u64>,
+    pub(super) metadata: Vec<Option<String>>,
+    /// Live id → row.
+    pub(super) map: HashMap<VectorId, u32>,
+    pub(super) next_seq: u64,
+    /// Longest metadata text ever stored here (bytes): a bound of one hit's metadata copy for
+    /// [`crate::mem::ensure_headroom`].
+    pub(super) metadata_max: usize,
+}
+
+/// The one constructor of a [`FlatView`] over columns of rows (the mutable segment, a seal's
+/// copy, a tail of rows).
+pub(crate) fn flat_view<'a>(
+    dim: usize,
+    metric: Metric,
+    vectors: &'a [f32],
+    inv_norms: &'a [f32],
+    seqs: &'a [u64],
+    deleted: &'a [bool],
+    kernels: &'static Kernels,
+) -> FlatView<'a> {
+    FlatView {
+        dim,
+        metric,
+        vectors,
+        inv_norms,
+        seqs,
+        deleted,
+        kernels,
+        pages: None,
+    }
+}
+
+/// Rows `m..n` of `view`, as a view of their own (row `i` of it = row `m + i`).
+pub(crate) fn tail_view<'a>(view: &FlatView<'a>, m: usize, n: usize) -> FlatView<'a> {
+    flat_view(
+        view.dim,
+        view.metric,
+        &view.vectors[m * view.dim..n * view.dim],
+        view.inv_norms.get(m..n).unwrap_or(&[]),
+        &view.seqs[m..n],
+        view.deleted.get(m..n).unwrap_or(&[]),
+        view.kernels,
+    )
+}
+
+impl Rows {
+    /// No rows, for `dim`-dimensional vectors under `metric`.
+    pub(super) fn new(dim: usize, metric: Metric) -> Rows {
+        Rows {
+            dim,
+            metric,
+            kernels: crate::distance::kernels(),
+            norms: super::validate::keeps_norms(metric),
+            vectors: Vec::new(),
+            inv_norms: Vec::new(),
+            ids: Vec::new(),
+            seqs: Vec::new(),
+            metadata: Vec::new(),
+            map: HashMap::new(),
+            next_seq: 0,
+            metadata_max: 0,
+        }
+    }
+
+    /// Physical rows (live and tombstoned).
+    pub(super) fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Live records.
+    pub(super) fn live(&self) -> usize {
+        self.map.len()
+    }
+
+    /// The row of live record `id`.
+    pub(super) fn row_of(&self, id: &VectorId) -> Option<u32> {
+        self.map.get(id).copied()
+    }
+
+    /// The `dim` values of row `r`.
+    pub(super) fn vector(&self, r: usize) -> &[f32] {
+        &self.vectors[r * self.dim..(r + 1) * self.dim]
+    }
+
+    /// A view of every row with the tombstone flags `deleted` (empty: none).
+    pub(super) fn view<'a>(&'a self, deleted: &'a [bool]) -> FlatView<'a> {
+        flat_view(
+            self.dim,
+            self.metric,
+            &self.vectors,
+            &self.inv_norms,
+            &self.seqs,
+            deleted,
+            self.kernels,
+        )
+    }
+
+    /// Appends a live record with a new insertion sequence; `inv` is 1/‖x‖ (kept under cosine).
+    pub(super) fn push(&mut self, id: VectorId, v: &[f32], inv: f32, meta: Option<String>) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.push_at(id, v, inv, meta, seq);
+    }
+
+    /// Appends a live record that keeps insertion sequence `seq` (an upsert of a stored record,
+    /// a record read back from storage: see [`Rows::note_seq`]).
+    pub(super) fn push_at(
+        &mut self,
+        id: VectorId,
+        v: &[f32],
+        inv: f32,
+        meta: Option<String>,
+        seq: u64,
+    ) {
+        let row = self.ids.len() as u32;
+        self.vectors.extend_from_slice(v);
+        if self.norms {
+            self.inv_norms.push(inv);
+        }
+        self.map.insert(id.clone(), row);
+        self.ids.push(id);
+        self.seqs.push(seq);
+        self.metadata_max = self.metadata_max.max(meta.as_ref().map_or(0, String::len));
+        self.metadata.push(meta);
+    }
+
+    /// Raises the next insertion sequence above `seq` (a record loaded from storage).
+    pub(super) fn note_seq(&mut self, seq: u64) {
+        self.next_seq = self.next_seq.max(seq + 1);
+    }
+
+    /// Replaces the vector and metadata of row `r` in place (an upsert without an index).
+    pub(super) fn overwrite(&mut self, r: usize, v: &[f32], inv: f32, meta: Option<String>) {
+        let dim = self.dim;
+        self.vectors[r * dim..(r + 1) * dim].copy_from_slice(v);
+        if self.norms {
+            self.inv_norms[r] = inv;
+        }
+        self.metadata_max = self.metadata_max.max(meta.as_ref().map_or(0, String::len));
+        self.metadata[r] = meta;
+    }
+
+    /// Removes row `r`, whose id already left the map: the last row moves into the hole.
+    pub(super) fn swap_remove(&mut self, r: usize) {
+        let last = self.ids.len() - 1;
+        let dim = self.dim;
+        if r != last {
+            self.vectors
+                .copy_within(last * dim..(last + 1) * dim, r * dim);
+            *self
+                .map
+                .get_mut(&self.ids[last])
+                .expect("id map holds every live id") = r as u32;
+        }
+        self.vectors.truncate(last * dim);
+        self.ids.swap_remove(r);
+        self.seqs.swap_remove(r);
+        self.metadata.swap_remove(r);
+        if self.norms {
+            self.inv_norms.swap_remove(r);
+        }
+    }
+
+    /// Keeps the rows with `remap[old] != u32::MAX`, in order, renumbered to `remap[old]`
+    /// (ascending); the map follows the live ids that remain.
+    pub(super) fn retain(&mut self, remap: &[u32]) {
+        let dim = self.dim;
+        let mut w = 0usize;
+        for (old, &new) in remap.iter().enumerate() {
+            if new == u32::MAX {
+                continue;
+            }
+            debug_assert_eq!(new as usize, w);
+            if old != w {
+                self.vectors
+                    .copy_within(old * dim..(old + 1) * dim, w * dim);
+                self.ids.swap(old, w);
+                self.seqs.swap(old, w);
+                self.metadata.swap(old, w);
+                if self.norms {
+                    self.inv_norms.swap(old, w);
+                }
+            }
+            w += 1;
+        }
+        self.vectors.truncate(w * dim);
+        self.ids.truncate(w);
+        self.seqs.truncate(w);
+        self.metadata.truncate(w);
+        if self.norms {
+            self.inv_norms.truncate(w);
+        }
+        for (row, id) in self.ids.iter().enumerate() {
+            if let Some(r) = self.map.get_mut(id) {
+                *r = row as u32;
+            }
+        }
+    }
+
+    /// Keeps rows `keep` (ascending) and forgets the ids of the others.
+    pub(super) fn keep(&mut self, keep: &[usize]) {
+        let mut remap = vec![u32::MAX; self.ids.len()];
+        for (new, &old) in keep.iter().enumerate() {
+            remap[old] = new as u32;
+        }
+        for (old, &new) in remap.iter().enumerate() {
+            if new == u32::MAX {
+                self.map.remove(&self.ids[old]);
+            }
+        }
+        self.retain(&remap);
+    }
+
+    /// Copies rows `rows` (in that order) out; `metadata` false leaves the metadata column empty.
+    pub(super) fn copy(&self, rows: &[usize], metadata: bool) -> super::input::SealInput {
+        let dim = self.dim;
+        let mut input = super::input::SealInput {
+            dim,
+            metric: self.metric,
+            ids: Vec::with_capacity(rows.len()),
+            seqs: Vec::with_capacity(rows.len()),
+            vectors: Vec::with_capacity(rows.len() * dim),
+            inv_norms: Vec::new(),
+            metadata: Vec::with_capacity(if metadata { rows.len() } else { 0 }),
+        };
+        for &r in rows {
+            input.ids.push(self.ids[r].clone());
+            input.seqs.push(self.seqs[r]);
+            input.vectors.extend_from_slice(self.vector(r));
+            if let Some(&inv) = self.inv_norms.get(r) {
+                input.inv_norms.push(inv);
+            }
+            if metadata {
+                input.metadata.push(self.metadata[r].clone());
+            }
+        }
+        input
+    }
+
+    /// Reserves room for `n` more records in every column, failing cleanly (nothing changed)
+    /// when memory is exhausted, e.g. at the 4 GiB ceiling of wasm32.
+    ///
+    /// # Errors
+    /// `HV_OUT_OF_MEMORY`.
+    pub(super) fn try_reserve(&mut self, n: usize) -> Result<()> {
+        let oom = |what: &str| {
+            Error::OutOfMemory(format!("cannot grow the {what} column by {n} records"))
+        };
+        let dim = self.dim;
+        let grow = |len: usize, cap: usize, add: usize| {
+            if len + add > cap {
+                (len + add).max(cap + cap / 2) - len
+            } else {
+                0
+            }
+        };
+        let want = grow(self.vectors.len(), self.vectors.capacity(), n * dim);
+        if want > 0 && self.vectors.try_reserve_exact(want).is_err() {
+            self.vectors
+                .try_reserve_exact(n * dim)
+                .map_err(|_| oom("vector"))?;
+        }
+        self.ids.try_reserve(n).map_err(|_| oom("id"))?;
+        self.seqs.try_reserve(n).map_err(|_| oom("sequence"))?;
+        self.metadata.try_reserve(n).map_err(|_| oom("metadata"))?;
+        self.map.try_reserve(n).map_err(|_| oom("id map"))?;
+        if self.norms {
+            self.inv_norms.try_reserve(n).map_err(|_| oom("norm"))?;
+        }
+        Ok(())
+    }
+}

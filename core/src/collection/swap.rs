@@ -1,0 +1,418 @@
+//! The swaps that change a collection's parts while their replacement is built elsewhere: a
+//! *seal* (the mutable rows become a sealed segment), a *compaction* (sealed segments are merged
+//! or rewritten) and an *interim index* (an index of the mutable rows, memory only).
+//!
+//! Each is a typed ticket, so that the legal order is the type signature:
+//!
+//! ```text
+//! seal:        seal_input(&self) → begin_seal(&mut self, input) → SealTicket ─┐
+//! compaction:  begin_compaction(&mut self, parts) → CompactionTicket ───────┤ build (no lock)
+//! interim:     begin_interim(&self) → InterimTicket ────────────────────────┘
+//!              install_sealed / install_compacted / install_interim(ticket)   (consumes it)
+//! ```
+//!
+//! A seal or compaction ticket owns the *dirty set*: the ids written or deleted since it was
+//! begun, whose rows in the new segment must start as tombstones. At most one exists at a time
+//! (`begin_*` returns `None` otherwise); installing consumes it; dropping it uninstalled (a
+//! failed or cancelled build, a thread that could not start) aborts the swap and the collection
+//! stops tracking. An interim ticket carries the layout epoch its copy is valid for instead: a
+//! stale one is refused at install.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+pub(crate) use super::input::SealInput;
+use super::segments::SealedPart;
+use super::Collection;
+use crate::ann::AnnIndex;
+use crate::error::{Error, Result};
+use crate::segment::Segment;
+use crate::types::VectorId;
+
+/// What a swap changed, for the store's manifest transaction.
+#[derive(Debug, Default)]
+pub(crate) struct SwapOutcome {
+    /// Rows of the new segment that must start as tombstones (their record was written or
+    /// deleted while the segment was being built).
+    pub(crate) new_tombstones: Vec<u32>,
+    /// Ids whose records moved from the mutable segment into the new segment (a seal).
+    pub(crate) moved: Vec<VectorId>,
+    /// Generations removed from the segment list (a compaction).
+    pub(crate) removed: Vec<u64>,
+}
+
+type Slot = Arc<Mutex<Option<HashSet<VectorId>>>>;
+
+fn lock(slot: &Slot) -> MutexGuard<'_, Option<HashSet<VectorId>>> {
+    slot.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A collection's side of the dirty set: `Some` while a seal or compaction ticket is out.
+#[derive(Default)]
+pub(crate) struct DirtyIds {
+    slot: Slot,
+}
+
+impl DirtyIds {
+    /// Notes that `id` was written or deleted (a no-op while no swap is being built).
+    pub(super) fn touch(&self, id: &VectorId) {
+        if let Some(d) = lock(&self.slot).as_mut() {
+            d.insert(id.clone());
+        }
+    }
+
+    /// True while a seal or compaction ticket is out.
+    fn busy(&self) -> bool {
+        lock(&self.slot).is_some()
+    }
+
+    /// Starts tracking; `None` when a ticket is already out.
+    fn begin(&self) -> Option<Tracking> {
+        let mut g = lock(&self.slot);
+        if g.is_some() {
+            return None;
+        }
+        *g = Some(HashSet::new());
+        Some(Tracking {
+            slot: self.slot.clone(),
+        })
+    }
+
+    /// Ends `t`, which must have been begun here, and returns its ids.
+    fn finish(&self, t: Tracking) -> Result<HashSet<VectorId>> {
+        if !Arc::ptr_eq(&t.slot, &self.slot) {
+            // begun on a collection since replaced (reloaded after a failed commit)
+            return Err(Error::Internal(
+                "a swap ticket installed on another collection".into(),
+            ));
+        }
+        let ids = lock(&self.slot).take().unwrap_or_default();
+        drop(t); // after the lock is released: its drop takes it (the slot is empty already)
+        Ok(ids)
+    }
+}
+
+/// The ticket's side of the dirty set: dropping it stops the tracking (aborts the swap).
+struct Tracking {
+    slot: Slot,
+}
+
+impl Drop for Tracking {
+    fn drop(&mut self) {
+        lock(&self.slot).take();
+    }
+}
+
+impl std::fmt::Debug for Tracking {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tracking")
+    }
+}
+
+/// A seal in progress: the copied rows and the tracking of the ids written since. Install it
+/// with [`Collection::install_sealed`]; dropping it aborts the seal.
+#[derive(Debug)]
+pub(crate) struct SealTicket {
+    input: SealInput,
+    tracking: Tracking,
+}
+
+impl SealTicket {
+    /// The rows to build the segment from.
+    pub(crate) fn input(&self) -> &SealInput {
+        &self.input
+    }
+}
+
+/// A compaction in progress: the parts it merges (shared segments and a copy of their
+/// tombstones) and the tracking of the ids written since. Install it with
+/// [`Collection::install_compacted`]; dropping it aborts the compaction.
+#[derive(Debug)]
+pub(crate) struct CompactionTicket {
+    parts: Vec<SealedPart>,
+    tracking: Tracking,
+}
+
+impl CompactionTicket {
+    /// The parts to merge, oldest first.
+    pub(crate) fn parts(&self) -> &[SealedPart] {
+        &self.parts
+    }
+}
+
+/// An interim index build in progress: a copy of every mutable row (dead ones included, so that
+/// node `i` is row `i`) and the layout epoch it is valid for. Install with
+/// [`Collection::install_interim`].
+#[derive(Debug)]
+pub(crate) struct InterimTicket {
+    input: SealInput,
+    epoch: u64,
+}
+
+impl InterimTicket {
+    /// The rows to index.
+    pub(crate) fn input(&self) -> &SealInput {
+        &self.input
+    }
+}
+
+#[cfg_attr(not(feature = "durable"), allow(dead_code))]
+impl Collection {
+    /// Copies the live mutable rows out for a seal (shared access: the caller, the only writer,
+    /// then calls [`Collection::begin_seal`] with nothing written in between); `None` when there
+    /// is none, or a seal or compaction is already being built.
+    pub(crate) fn seal_input(&self) -> Option<SealInput> {
+        if self.dirty.busy() || self.mutable.rows.live() == 0 {
+            return None;
+        }
+        Some(self.mutable.rows.copy(&self.mutable.live_rows(), true))
+    }
+
+    /// Begins the seal of `input` (just copied by [`Collection::seal_input`]): from now on the
+    /// ids written are tracked. `None` when a seal or compaction is already being built.
+    pub(crate) fn begin_seal(&mut self, input: SealInput) -> Option<SealTicket> {
+        let tracking = self.dirty.begin()?;
+        Some(SealTicket { input, tracking })
+    }
+
+    /// Installs `seg`, built from the ticket's rows: records unchanged since the copy leave the
+    /// mutable segment (they are now read from the segment); the rows of records written or
+    /// deleted meanwhile start as tombstones in it.
+    ///
+    /// # Errors
+    /// `HV_INTERNAL` when the ticket was begun on another collection or the segment does not
+    /// match the copy (the seal is then aborted).
+    pub(crate) fn install_sealed(
+        &mut self,
+        seg: Arc<Segment>,
+        ticket: SealTicket,
+    ) -> Result<SwapOutcome> {
+        let SealTicket { input, tracking } = ticket;
+        let dirty = self.dirty.finish(tracking)?;
+        if seg.len() != input.len() || seg.dim() != self.dim() {
+            return Err(Error::Internal(
+                "the sealed segment does not match its input".into(),
+            ));
+        }
+        let mut out = SwapOutcome::default();
+        let mut leaving = HashSet::with_capacity(input.len());
+        for (row, id) in input.ids.iter().enumerate() {
+            if dirty.contains(id) {
+                out.new_tombstones.push(row as u32);
+            } else {
+                leaving.insert(id);
+            }
+        }
+        // The mutable segment keeps only the records not moved (written after the copy).
+        let keep: Vec<usize> = self
+            .mutable
+            .live_rows()
+            .into_iter()
+            .filter(|&r| !leaving.contains(&self.mutable.rows.ids[r]))
+            .collect();
+        out.moved = leaving.into_iter().cloned().collect();
+        self.mutable.keep_rows(&keep);
+        self.segments
+            .push(SealedPart::new(seg, &out.new_tombstones));
+        self.version += 1;
+        Ok(out)
+    }
+
+    /// Begins a compaction of the sealed parts `parts` (indices into [`Collection::sealed`]):
+    /// the ticket holds them (shared segments and a copy of their tombstones) and from now on the
+    /// ids written are tracked. `None` when a seal or compaction is already being built or
+    /// `parts` is empty or out of range.
+    pub(crate) fn begin_compaction(&mut self, parts: &[usize]) -> Option<CompactionTicket> {
+        if parts.is_empty() || parts.iter().any(|&p| p >= self.segments.parts.len()) {
+            return None;
+        }
+        let tracking = self.dirty.begin()?;
+        Some(CompactionTicket {
+            parts: parts
+                .iter()
+                .map(|&p| self.segments.parts[p].clone())
+                .collect(),
+            tracking,
+        })
+    }
+
+    /// Replaces the ticket's segments with `seg`, built from their live rows; `origin[i]` is
+    /// the `(generation, row)` that row `i` of `seg` came from. Rows whose record was written or
+    /// deleted meanwhile start as tombstones.
+    ///
+    /// # Errors
+    /// `HV_INTERNAL` when the ticket was begun on another collection or a segment of it is
+    /// gone (the compaction is then aborted).
+    pub(crate) fn install_compacted(
+        &mut self,
+        seg: Option<Arc<Segment>>,
+        origin: &[(u64, u32)],
+        ticket: CompactionTicket,
+    ) -> Result<SwapOutcome> {
+        let CompactionTicket { parts, tracking } = ticket;
+        let dirty = self.dirty.finish(tracking)?;
+        let gens: Vec<u64> = parts.iter().map(|p| p.seg.generation()).collect();
+        let now: Vec<&SealedPart> = gens
+            .iter()
+            .map(|&g| self.segments.by_generation(g))
+            .collect::<Option<_>>()
+            .ok_or_else(|| Error::Internal("a compacted segment left the list".into()))?;
+        let mut out = SwapOutcome {
+            removed: gens.clone(),
+            ..SwapOutcome::default()
+        };
+        if let Some(seg) = &seg {
+            for (row, &(g, old_row)) in origin.iter().enumerate() {
+                let p = now[gens
+                    .iter()
+                    .position(|&x| x == g)
+                    .ok_or_else(|| Error::Internal("bad origin".into()))?];
+                // dead now: deleted or upserted since the copy (both tombstone the old row, so
+                // the ids written meanwhile need no lookup unless some were)
+                if !p.is_live(old_row)
+                    || (!dirty.is_empty() && dirty.contains(&seg.id(row as u32)?))
+                {
+                    out.new_tombstones.push(row as u32);
+                }
+            }
+        }
+        self.segments.remove(&gens);
+        if let Some(seg) = seg {
+            // the new one is the newest: the list stays ordered by generation
+            self.segments
+                .push(SealedPart::new(seg, &out.new_tombstones));
+        }
+        self.version += 1;
+        Ok(out)
+    }
+
+    /// Copies every mutable row for an interim index build, with the layout epoch it is valid
+    /// for.
+    pub(crate) fn begin_interim(&self) -> InterimTicket {
+        let all: Vec<usize> = (0..self.mutable.rows.len()).collect();
+        InterimTicket {
+            input: self.mutable.rows.copy(&all, false),
+            epoch: self.mutable.layout_epoch,
+        }
+    }
+
+    /// Installs an interim index built from `ticket`'s rows (false, and nothing changes, when
+    /// rows moved since): it covers the rows copied then; the rows added since stay a tail, and
+    /// every row deleted since is a tombstone.
+    pub(crate) fn install_interim(&mut self, ix: AnnIndex, ticket: InterimTicket) -> bool {
+        self.mutable.install_interim(ix, ticket.epoch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ann::IndexParams;
+    use crate::types::Metric;
+
+    fn col(n: u64) -> Collection {
+        let mut c = Collection::new(2, Metric::L2).unwrap();
+        c.set_deferred_index(true);
+        for i in 0..n {
+            c.add(vec![VectorId::Int(i)], &[i as f32, 1.0], None)
+                .unwrap();
+        }
+        c
+    }
+
+    /// The segment of `input` as generation `generation`, in memory.
+    fn segment(input: &SealInput, generation: u64) -> Arc<Segment> {
+        let ix = input
+            .build_index(IndexParams::default(), &Default::default())
+            .unwrap();
+        let mut bytes = std::io::Cursor::new(Vec::new());
+        crate::segment::write_segment(&mut bytes, generation, &input.rows(), &ix).unwrap();
+        let buf = crate::region::AlignedBuf::from_bytes(bytes.get_ref());
+        let expect = (generation, input.dim, input.metric);
+        Arc::new(Segment::from_backing(Arc::new(buf), expect).unwrap())
+    }
+
+    #[test]
+    fn one_ticket_at_a_time_and_drop_aborts() {
+        let mut c = col(3);
+        let t = c.begin_seal(c.seal_input().unwrap()).unwrap();
+        assert_eq!(t.input().len(), 3);
+        // no second swap while the ticket is out
+        assert!(c.seal_input().is_none());
+        assert!(c.begin_compaction(&[0]).is_none());
+        c.delete(&[VectorId::Int(1)]);
+        assert!(c.dirty.busy());
+        drop(t); // the build failed: the swap is aborted and tracking stops
+        assert!(!c.dirty.busy());
+        let t = c.begin_seal(c.seal_input().unwrap()).unwrap();
+        assert_eq!(t.input().len(), 2);
+    }
+
+    #[test]
+    fn install_consumes_the_ticket_and_tombstones_dirty_rows() {
+        let mut c = col(3);
+        let t = c.begin_seal(c.seal_input().unwrap()).unwrap();
+        // written meanwhile: its row in the new segment starts dead, the new version stays
+        c.upsert(vec![VectorId::Int(2)], &[9.0, 9.0], None).unwrap();
+        let seg = segment(t.input(), 1);
+        let out = c.install_sealed(seg, t).unwrap(); // `t` moved: no second install
+        assert_eq!(out.new_tombstones, vec![2]);
+        assert_eq!(out.moved.len(), 2);
+        assert!(!c.dirty.busy());
+        assert_eq!((c.len(), c.mutable_len(), c.sealed().len()), (3, 1, 1));
+        assert_eq!(c.get(&VectorId::Int(2)).unwrap().unwrap().0, &[9.0, 9.0]);
+
+        // a compaction of that segment: a delete meanwhile tombstones its new row
+        let t = c.begin_compaction(&[0]).unwrap();
+        assert!(c.seal_input().is_none(), "one swap at a time");
+        let (input, origin) = SealInput::from_parts(t.parts()).unwrap();
+        c.delete(&[VectorId::Int(0)]);
+        let out = c
+            .install_compacted(Some(segment(&input, 2)), &origin, t)
+            .unwrap();
+        assert_eq!((out.removed, out.new_tombstones), (vec![1], vec![0]));
+        assert_eq!((c.len(), c.sealed().len()), (2, 1));
+        assert!(
+            c.seal_input().is_some(),
+            "the ticket is gone: a new swap may begin"
+        );
+    }
+
+    #[test]
+    fn a_ticket_of_a_replaced_collection_is_refused() {
+        let mut a = col(2);
+        let mut b = col(2);
+        assert!(
+            a.begin_compaction(&[]).is_none(),
+            "no part: nothing to compact"
+        );
+        let t = a.begin_seal(a.seal_input().unwrap()).unwrap();
+        let seg = segment(t.input(), 1);
+        let err = b.install_sealed(seg, t).unwrap_err();
+        assert_eq!(err.code(), crate::ErrorCode::Internal);
+        assert_eq!(b.sealed().len(), 0);
+        assert!(
+            !a.dirty.busy(),
+            "the refused ticket was dropped: a's swap is aborted"
+        );
+    }
+
+    #[test]
+    fn a_stale_interim_ticket_is_refused() {
+        let mut c = col(3);
+        let t = c.begin_interim();
+        let ix = t
+            .input()
+            .build_index(IndexParams::default(), &Default::default())
+            .unwrap();
+        c.delete(&[VectorId::Int(0)]); // no index yet: a swap-remove moves rows
+        assert!(!c.install_interim(ix, t));
+        let t = c.begin_interim();
+        let ix = t
+            .input()
+            .build_index(IndexParams::default(), &Default::default())
+            .unwrap();
+        assert!(c.install_interim(ix, t));
+        assert!(c.has_index());
+    }
+}

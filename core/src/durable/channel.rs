@@ -1,0 +1,71 @@
+//! What flows between the handle, the committer and the builds: the shared collection, the
+//! write requests with their replies, and the committer's messages.
+
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use super::jobs::Built;
+use crate::collection::{Collection, WriteKind};
+use crate::error::{Error, Result};
+use crate::types::VectorId;
+
+/// The in-memory collection shared between the binding (searches), the committer and builds;
+/// `None` once closed.
+pub type SharedCollection = Arc<RwLock<Option<Collection>>>;
+
+/// Answer to a write: the number of records written (or deleted) or the error.
+pub type Reply = Box<dyn FnOnce(Result<usize>) + Send>;
+
+/// Called by the committer after it answered a group of requests (see
+/// [`super::DurableCollection::set_group_hook`]).
+pub type GroupHook = Box<dyn Fn() + Send>;
+
+/// One write request.
+#[derive(Debug)]
+pub enum WriteRequest {
+    /// Insert (`Add`) or insert-or-replace (`Upsert`) records: `n × dim` vectors, row-major.
+    Put {
+        /// Add or upsert.
+        kind: WriteKind,
+        /// The ids.
+        ids: Vec<VectorId>,
+        /// `n × dim` values.
+        vectors: Vec<f32>,
+        /// Optional metadata JSON per record.
+        metadata: Option<Vec<Option<String>>>,
+    },
+    /// Delete records (absent ids are ignored).
+    Delete {
+        /// The ids.
+        ids: Vec<VectorId>,
+    },
+}
+
+/// Most requests committed as one group.
+pub const MAX_GROUP: usize = 4096;
+
+/// What the committer receives.
+pub(crate) enum Msg {
+    Write(WriteRequest, Reply),
+    Seal(Reply),
+    Compact(Reply),
+    Built(Box<Built>),
+    Close,
+}
+
+/// Answers a message that cannot be delivered (the committer is gone) with `HV_CLOSED`.
+pub(crate) fn fail_closed(m: Msg) {
+    match m {
+        Msg::Write(_, r) | Msg::Seal(r) | Msg::Compact(r) => r(Err(Error::Closed)),
+        Msg::Built(_) | Msg::Close => {}
+    }
+}
+
+/// The read lock of `shared` (a poisoned lock is taken over: every change under it is whole).
+pub(crate) fn read_lock(shared: &SharedCollection) -> RwLockReadGuard<'_, Option<Collection>> {
+    shared.read().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The write lock of `shared` (a poisoned lock is taken over).
+pub(crate) fn write_lock(shared: &SharedCollection) -> RwLockWriteGuard<'_, Option<Collection>> {
+    shared.write().unwrap_or_else(|p| p.into_inner())
+}

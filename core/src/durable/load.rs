@@ -1,0 +1,106 @@
+//! Building the in-memory collection from the store and the segment files: at open, and again
+//! after a failed commit (the store then holds none of the group).
+
+use super::manifest::SegmentDir;
+use crate::collection::Collection;
+use crate::error::{Error, Result};
+use crate::segment::open_segment_file;
+use crate::store::{ManifestEntry, RecordStore};
+use crate::types::Metric;
+
+/// Attempts of a read-only open that found a segment file of its manifest already removed by
+/// the writer (a compaction committed a newer manifest meanwhile) before it gives up.
+const READ_RETRIES: usize = 50;
+
+/// Builds the in-memory collection: the manifest's segments (mapped), then the store's
+/// mutable records, all from one consistent read of the store ([`RecordStore::begin_read`]).
+///
+/// A read-only view beside a writer may find a file of the manifest it read already removed: the
+/// writer committed a compaction and deleted the merged files after this read began. The read is
+/// then begun again (the newer manifest names the new file); a file held open stays readable
+/// after its removal, so once every file is mapped the view no longer depends on the writer.
+///
+/// # Errors
+/// The store's (`HV_IO`, `HV_CORRUPT`), a segment's (`HV_CORRUPT`, `HV_VERSION`),
+/// `HV_OUT_OF_MEMORY`.
+pub(crate) fn load(
+    store: &mut dyn RecordStore,
+    dir: Option<&SegmentDir>,
+    verify: bool,
+    read_only: bool,
+) -> Result<Collection> {
+    let mut attempt = 0;
+    loop {
+        store.begin_read()?;
+        let res = load_once(store, dir, verify, read_only && attempt < READ_RETRIES);
+        store.end_read();
+        match res {
+            Some(r) => return r,
+            None => {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        }
+    }
+}
+
+/// One attempt of [`load`]; `None` when a segment file of the manifest read is gone and
+/// `may_retry` allows another attempt.
+fn load_once(
+    store: &mut dyn RecordStore,
+    dir: Option<&SegmentDir>,
+    verify: bool,
+    may_retry: bool,
+) -> Option<Result<Collection>> {
+    let (dim, metric) = store.shape();
+    let manifest = match store.segments() {
+        Ok(m) => m,
+        Err(e) => return Some(Err(e)),
+    };
+    let gone = || match (may_retry, dir) {
+        (true, Some(d)) => manifest.iter().any(|e| !d.exists(e.generation)),
+        _ => false,
+    };
+    if gone() {
+        return None;
+    }
+    match load_parts(store, dir, verify, dim, metric, &manifest) {
+        // removed between the check above and its opening
+        Err(_) if gone() => None,
+        r => Some(r),
+    }
+}
+
+fn load_parts(
+    store: &mut dyn RecordStore,
+    dir: Option<&SegmentDir>,
+    verify: bool,
+    dim: usize,
+    metric: Metric,
+    manifest: &[ManifestEntry],
+) -> Result<Collection> {
+    let mut col = Collection::new(dim, metric)?;
+    col.set_deferred_index(true);
+    if !manifest.is_empty() {
+        let dir = dir.ok_or_else(|| {
+            Error::Corrupt("the manifest lists segments but the store has no directory".into())
+        })?;
+        for e in manifest {
+            let seg = open_segment_file(dir.path(), e.generation, dim, metric, false)?;
+            if seg.len() as u64 != e.rows {
+                return Err(Error::Corrupt(format!(
+                    "segment {} holds {} rows, the manifest says {}",
+                    e.generation,
+                    seg.len(),
+                    e.rows
+                )));
+            }
+            if verify {
+                seg.verify()?;
+            }
+            col.attach_segment(seg, &e.tombstones)?;
+        }
+    }
+    store.load(&mut |r| col.restore_row(r.id, r.seq, &r.vector, r.metadata))?;
+    Ok(col)
+}

@@ -1,0 +1,249 @@
+//! A collection whose writes are durable, with group commit (feature `durable`, native only).
+//!
+//! [`DurableCollection::open`] loads the records of a [`RecordStore`] into an in-memory
+//! [`Collection`](crate::collection::Collection) shared behind a lock ([`SharedCollection`]), and starts one committer thread
+//! that owns the store. Writers [`submit`](DurableCollection::submit) requests into a channel, in
+//! call order, with a callback. The committer takes every request waiting in the channel as one
+//! group and:
+//!
+//! 1. applies them in order to the in-memory collection under the write lock, each all or nothing
+//!    (a request that fails validation, e.g. `HV_DUPLICATE_ID`, is answered at once and leaves no
+//!    trace), recording the resulting mutations;
+//! 2. releases the lock, so searches run while
+//! 3. the store commits the whole group as one transaction with one sync (group commit: N
+//!    concurrent writers pay for one sync, not N);
+//! 4. answers every request of the group: success only now, after the sync.
+//!
+//! If the commit fails, the collection is reloaded from the store (which holds none of the
+//! group) and every request of the group gets the error: an acknowledged write is always durable
+//! and an unacknowledged group never reaches the store. The store's transaction is atomic, so a
+//! crash at any moment leaves each request wholly present or wholly absent.
+//!
+//! Readers never wait for the sync (it happens outside the lock); a reader may observe a write
+//! of the group being synced before the writer is told it is durable.
+//!
+//! The parts (private modules): `channel` (requests and messages), `committer` (the
+//! group-commit loop), `policy` (when to seal, compact or build an interim index, and when a
+//! write waits: pure functions of a few numbers), `jobs` (the background builds, and the install
+//! of their swap tickets), `manifest` (the store mutations of a group and of a swap, and the
+//! segment files), `load` (memory from the store, at open and after a failed commit).
+//!
+//! # Sealed segments (seed-vector-database.md §2.4–2.8)
+//!
+//! The in-memory rows are the mutable segment. When it reaches
+//! [`SegmentConfig::max_mutable_records`] (or on [`DurableCollection::seal`]), the committer
+//! copies its rows and a background thread builds their Vamana index on the rayon pool, writes
+//! the segment file, syncs it and renames it into place ([`crate::segment`]). Only then does the
+//! committer, between two write groups, swap it in: under the write lock the copied records leave
+//! the mutable segment (records written or deleted meanwhile start as tombstones in the new
+//! segment), and one manifest transaction adds the segment, deletes the moved records and stores
+//! those tombstones. A crash before that transaction leaves an orphan file, removed at the next
+//! open; after it, the records are read from the segment.
+//!
+//! Compaction works the same way: when there are more than
+//! [`SegmentConfig::max_sealed_segments`] (it merges the smallest), when a segment's tombstones
+//! pass [`SegmentConfig::max_tombstone_ratio`] (it rewrites that one), or on
+//! [`DurableCollection::compact`] (it merges all). Its memory is the live rows of the segments
+//! it merges; the old files are removed after the manifest commit. Searches hold the read lock
+//! only, so they run during builds and wait only for the short swaps.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{channel, Sender};
+use std::sync::{Arc, Mutex, RwLock};
+use std::thread::JoinHandle;
+
+mod channel;
+mod committer;
+mod jobs;
+mod load;
+mod manifest;
+mod policy;
+
+pub use channel::{GroupHook, Reply, SharedCollection, WriteRequest, MAX_GROUP};
+pub use policy::SegmentConfig;
+
+use crate::error::{Error, Result};
+use crate::segment::warm_up;
+use crate::store::RecordStore;
+use channel::{fail_closed, Msg};
+use committer::{Committer, Links};
+use load::load;
+use manifest::SegmentDir;
+
+/// A durable collection: the shared in-memory state plus the committer thread.
+pub struct DurableCollection {
+    shared: SharedCollection,
+    hook: Arc<Mutex<Option<GroupHook>>>,
+    tx: Mutex<Option<Sender<Msg>>>,
+    worker: Mutex<Option<JoinHandle<()>>>,
+    read_only: bool,
+    commits: Arc<AtomicU64>,
+    cancel: Arc<AtomicBool>,
+    mutable_bound: usize,
+}
+
+impl DurableCollection {
+    /// Opens the sealed segments listed by the store's manifest (files in `dir`; none without a
+    /// directory), loads the store's mutable records into memory and, unless read-only, removes
+    /// orphan segment files and starts the committer (a read-only view's writes fail with
+    /// `HV_READ_ONLY`).
+    ///
+    /// # Errors
+    /// The store's errors (`HV_IO`, `HV_CORRUPT`), a segment's (`HV_CORRUPT` when missing or
+    /// damaged, `HV_VERSION`), `HV_OUT_OF_MEMORY`, `HV_INVALID_ARGUMENT` (configuration).
+    pub fn open<S: RecordStore + 'static>(
+        mut store: S,
+        read_only: bool,
+        dir: Option<PathBuf>,
+        cfg: SegmentConfig,
+    ) -> Result<DurableCollection> {
+        cfg.validate()?;
+        let dir = dir.map(SegmentDir::new);
+        let col = load(&mut store, dir.as_ref(), cfg.verify, read_only)?;
+        warm_up(col.sealed().iter().map(|p| p.segment().clone()).collect());
+        let next_gen = col
+            .sealed()
+            .iter()
+            .map(|p| p.segment().generation() + 1)
+            .max()
+            .unwrap_or(1);
+        if let (Some(d), false) = (&dir, read_only) {
+            let live: HashSet<u64> = col
+                .sealed()
+                .iter()
+                .map(|p| p.segment().generation())
+                .collect();
+            d.remove_orphans(&live)?;
+        }
+        let shared: SharedCollection = Arc::new(RwLock::new(Some(col)));
+        let hook: Arc<Mutex<Option<GroupHook>>> = Arc::new(Mutex::new(None));
+        let commits = Arc::new(AtomicU64::new(0));
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (tx, worker) = if read_only {
+            (None, None)
+        } else {
+            let (tx, rx) = channel::<Msg>();
+            let links = Links {
+                shared: shared.clone(),
+                hook: hook.clone(),
+                commits: commits.clone(),
+                cancel: cancel.clone(),
+                tx: tx.clone(),
+            };
+            let mut c = Committer::new(links, store, dir, cfg, next_gen);
+            let handle = std::thread::Builder::new()
+                .name("horosvec-commit".into())
+                .spawn(move || c.run(rx))
+                .map_err(|e| Error::Io(format!("cannot start the commit thread: {e}")))?;
+            (Some(tx), Some(handle))
+        };
+        Ok(DurableCollection {
+            shared,
+            hook,
+            tx: Mutex::new(tx),
+            worker: Mutex::new(worker),
+            read_only,
+            commits,
+            cancel,
+            mutable_bound: cfg.mutable_bound(),
+        })
+    }
+
+    /// The bound on the mutable segment's records behind the writers' backpressure
+    /// ([`SegmentConfig::mutable_bound`]).
+    pub fn mutable_bound(&self) -> usize {
+        self.mutable_bound
+    }
+
+    /// The shared in-memory collection (searches take its read lock).
+    pub fn shared(&self) -> &SharedCollection {
+        &self.shared
+    }
+
+    /// True when opened read-only.
+    pub fn read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// Installs `hook`, called on the committer thread after each round of replies (a group
+    /// commit, a swap): a binding can buffer replies and deliver them to its event loop in one
+    /// call instead of one per write.
+    pub fn set_group_hook(&self, hook: GroupHook) {
+        if let Ok(mut h) = self.hook.lock() {
+            *h = Some(hook);
+        }
+    }
+
+    /// Transactions committed since open (one sync each under `Durability::Full`); with group
+    /// commit, fewer than the writes acknowledged.
+    pub fn commits(&self) -> u64 {
+        self.commits.load(Ordering::Relaxed)
+    }
+
+    fn send(&self, msg: Msg, reply_err: impl FnOnce(Msg)) {
+        let tx = self.tx.lock().ok().and_then(|t| t.clone());
+        match tx {
+            Some(tx) => {
+                if let Err(std::sync::mpsc::SendError(m)) = tx.send(msg) {
+                    reply_err(m);
+                }
+            }
+            None => reply_err(msg),
+        }
+    }
+
+    /// Queues a write; `reply` is called (on the committer thread) once it is durable, or with
+    /// its error. Requests are applied in the order of `submit` calls.
+    pub fn submit(&self, req: WriteRequest, reply: Reply) {
+        if self.read_only {
+            return reply(Err(Error::ReadOnly));
+        }
+        self.send(Msg::Write(req, reply), fail_closed);
+    }
+
+    /// Seals the mutable segment now (after the writes queued before this call); `reply` gets
+    /// the number of records sealed (0 when the mutable segment is empty) once the segment is
+    /// durable and in use.
+    pub fn seal(&self, reply: Reply) {
+        if self.read_only {
+            return reply(Err(Error::ReadOnly));
+        }
+        self.send(Msg::Seal(reply), fail_closed);
+    }
+
+    /// Merges every sealed segment into one, dropping tombstoned rows; `reply` gets the number
+    /// of segments merged (0 when there was nothing to do) once the result is durable.
+    pub fn compact(&self, reply: Reply) {
+        if self.read_only {
+            return reply(Err(Error::ReadOnly));
+        }
+        self.send(Msg::Compact(reply), fail_closed);
+    }
+
+    /// Stops taking writes, waits until every queued write is committed and answered (a seal
+    /// or compaction being built is cancelled; its file is removed at the next open), stops the
+    /// committer and drops the in-memory collection (releasing the writer's lock). Idempotent.
+    pub fn close(&self) {
+        if let Ok(mut t) = self.tx.lock() {
+            if let Some(tx) = t.take() {
+                self.cancel.store(true, Ordering::Relaxed);
+                let _ = tx.send(Msg::Close);
+            }
+        }
+        let handle = self.worker.lock().ok().and_then(|mut w| w.take());
+        if let Some(h) = handle {
+            let _ = h.join();
+        }
+        if let Ok(mut g) = self.shared.write() {
+            g.take();
+        }
+    }
+}
+
+impl Drop for DurableCollection {
+    fn drop(&mut self) {
+        self.close();
+    }
+}

@@ -1,0 +1,190 @@
+//! Versioned binary snapshots of a collection (`toBytes` / `fromBytes`): the same bytes load in
+//! the native and the wasm build, so an index built natively can be shipped to a browser.
+//!
+//! Layout (all integers little-endian; drawn in `docs/format.md`):
+//!
+//! ```text
+//! magic "HVSNAP01" (8) | version u32 = 2 | flags u32 (bit 0: index present)
+//! dim u32 | metric u32 (0 l2, 1 cosine, 2 ip, 3 l1) | count u64
+//! count × record:
+//!   id kind u8 (1 integer, 2 string) | integer: u64 | string: len u32 + UTF-8 bytes
+//!   seq u64 | metadata len u32 (0xFFFFFFFF = none) + UTF-8 JSON bytes | dim × f32
+//! index (flag bit 0):
+//!   R u32 | L u32 | alpha f32 | passes u32 | bits u32 | seed u64 | entry u32
+//!   count × degree u32 | Σ degree × neighbour u32
+//!   codes (version 2, metric other than L1): centroid dim × f32 | record words u32 |
+//!     count × record words × u64 (RaBitQ records: code and factors, as in a segment file)
+//! crc32 (IEEE) of every byte before it: u32
+//! ```
+//!
+//! Version 2 stores the RaBitQ codes, so loading installs them instead of encoding every vector
+//! again (a random rotation per vector: most of a version-1 load, and single-threaded in the
+//! browser). Version 1 snapshots (no codes) still load: their codes are recomputed from the
+//! vectors and the stored seed, as a build computes them. Loading checks the magic, the version
+//! (`HV_VERSION`), the checksum and every length against the bytes left before it allocates
+//! (`HV_CORRUPT`), every record as `restore_row` does, and that the codes match the parameters
+//! and the record count.
+
+use crate::ann::IndexParams;
+use crate::error::{Error, Result};
+use crate::graph::Graph;
+use crate::quant::RabitqIndex;
+use crate::types::{Metric, VectorId};
+
+mod decode;
+
+pub use decode::{Decoder, LoadedIndex, RecordSink};
+
+/// The 8-byte magic at the start of a snapshot.
+pub const MAGIC: &[u8; 8] = b"HVSNAP01";
+/// The snapshot format version this build writes (it also reads version 1).
+pub const VERSION: u32 = 2;
+/// The oldest snapshot version this build reads.
+pub const MIN_READ_VERSION: u32 = 1;
+/// Flag bit: the snapshot has an index part.
+const FLAG_INDEX: u32 = 1;
+/// Metadata length of a record without metadata.
+const NO_METADATA: u32 = u32::MAX;
+
+fn metric_code(m: Metric) -> u32 {
+    match m {
+        Metric::L2 => 0,
+        Metric::Cosine => 1,
+        Metric::InnerProduct => 2,
+        Metric::L1 => 3,
+    }
+}
+
+fn metric_from(c: u32) -> Result<Metric> {
+    Ok(match c {
+        0 => Metric::L2,
+        1 => Metric::Cosine,
+        2 => Metric::InnerProduct,
+        3 => Metric::L1,
+        other => {
+            return Err(Error::Corrupt(format!(
+                "snapshot: unknown metric code {other}"
+            )))
+        }
+    })
+}
+
+/// One record as the snapshot writer reads it: id, seq, vector, metadata.
+pub type RecordRef<'a> = (&'a VectorId, u64, &'a [f32], Option<&'a str>);
+
+/// The index part of a snapshot: build parameters and graph.
+pub struct IndexPart<'a> {
+    /// Build parameters (bits resolved).
+    pub params: IndexParams,
+    /// The graph over the records, node `i` = record `i` of the snapshot.
+    pub graph: &'a Graph,
+    /// The RaBitQ codes of the records (none under L1), record `i` = record `i`.
+    pub codes: Option<&'a RabitqIndex>,
+}
+
+/// Writes a snapshot of `count` records (from `records`, in row order) and optionally the index.
+pub fn write<'a>(
+    dim: usize,
+    metric: Metric,
+    count: usize,
+    records: impl Iterator<Item = RecordRef<'a>>,
+    index: Option<IndexPart<'_>>,
+) -> Result<Vec<u8>> {
+    let mut out: Vec<u8> = Vec::new();
+    out.try_reserve(64 + count * (dim * 4 + 32))
+        .map_err(|_| Error::OutOfMemory("snapshot buffer".into()))?;
+    out.extend_from_slice(MAGIC);
+    put_u32(&mut out, VERSION);
+    put_u32(&mut out, if index.is_some() { FLAG_INDEX } else { 0 });
+    put_u32(&mut out, dim as u32);
+    put_u32(&mut out, metric_code(metric));
+    put_u64(&mut out, count as u64);
+    let oom = |_| Error::OutOfMemory("snapshot buffer".into());
+    let mut written = 0usize;
+    for (id, seq, v, meta) in records {
+        // every growth of the buffer is fallible (a wasm heap at its ceiling gives
+        // HV_OUT_OF_MEMORY, not an abort); within the first estimate this only checks
+        let id_len = match id {
+            VectorId::Int(_) => 8,
+            VectorId::Str(s) => 4 + s.len(),
+        };
+        out.try_reserve(1 + id_len + 8 + 4 + meta.map_or(0, str::len) + 4 * v.len() + 4)
+            .map_err(oom)?;
+        match id {
+            VectorId::Int(i) => {
+                out.push(1);
+                put_u64(&mut out, *i);
+            }
+            VectorId::Str(s) => {
+                out.push(2);
+                put_u32(&mut out, s.len() as u32);
+                out.extend_from_slice(s.as_bytes());
+            }
+        }
+        put_u64(&mut out, seq);
+        match meta {
+            Some(m) => {
+                put_u32(&mut out, m.len() as u32);
+                out.extend_from_slice(m.as_bytes());
+            }
+            None => put_u32(&mut out, NO_METADATA),
+        }
+        for x in v {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        written += 1;
+    }
+    if written != count {
+        return Err(Error::Internal(format!(
+            "snapshot: {written} records written, {count} announced"
+        )));
+    }
+    if let Some(ix) = index {
+        let edges: usize = (0..count as u32).map(|i| ix.graph.degree(i)).sum();
+        let codes = ix.codes.map_or(0, |c| 4 * dim + 4 + c.records().len() * 8);
+        out.try_reserve(32 + 4 * count + 4 * edges + codes + 4)
+            .map_err(oom)?;
+        let p = ix.params;
+        put_u32(&mut out, p.r as u32);
+        put_u32(&mut out, p.l as u32);
+        out.extend_from_slice(&p.alpha.to_le_bytes());
+        put_u32(&mut out, p.passes as u32);
+        put_u32(&mut out, u32::from(p.bits));
+        put_u64(&mut out, p.seed);
+        put_u32(&mut out, ix.graph.entry_point());
+        for i in 0..count as u32 {
+            put_u32(&mut out, ix.graph.degree(i) as u32);
+        }
+        for i in 0..count as u32 {
+            for &v in ix.graph.neighbors(i) {
+                put_u32(&mut out, v);
+            }
+        }
+        if let Some(c) = ix.codes {
+            if c.len() != count {
+                return Err(Error::Internal(format!(
+                    "snapshot: {} codes for {count} records",
+                    c.len()
+                )));
+            }
+            for x in c.centroid() {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+            put_u32(&mut out, c.record_words() as u32);
+            for w in c.records() {
+                put_u64(&mut out, *w);
+            }
+        }
+    }
+    let crc = crc32fast::hash(&out);
+    put_u32(&mut out, crc);
+    Ok(out)
+}
+
+fn put_u32(out: &mut Vec<u8>, x: u32) {
+    out.extend_from_slice(&x.to_le_bytes());
+}
+
+fn put_u64(out: &mut Vec<u8>, x: u64) {
+    out.extend_from_slice(&x.to_le_bytes());
+}
