@@ -16,16 +16,15 @@
 // Exit codes: 0 success, 1 data / runtime error (`horosvec: HV_CODE: message` on stderr),
 // 2 bad command line (one-line error and the usage on stderr).
 
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { readVecs } from '../npm/cli/vecs.js';
-import { DATASETS } from './datasets.mjs';
+import { coded, parseArgsMessage, printError, UsageError } from '../npm/cli/errors.js';
+import { DATASETS, readVectorFiles } from './datasets.mjs';
 import { ENGINES as ENGINE_TABLE } from './lib/engines.mjs';
-import { bruteForce, readGroundTruth, recallOfHits } from './lib/groundtruth.mjs';
+import { groundTruthFor, recallOfHits } from './lib/groundtruth.mjs';
 import { timeLoop, cpuSeconds, settledRss } from './lib/protocol.mjs';
 import { binaryInfo, provenance } from './lib/provenance.mjs';
 
@@ -103,12 +102,7 @@ horosvec bench
   bar is drawn on stderr when it is a terminal (never with --json).
 `;
 
-/** A bad command line (exit code 2); `usage` marks it for the CLI front (npm/cli/horosvec.js). */
-export class UsageError extends Error {
-  usage = true;
-}
-
-const dataError = (code, message) => Object.assign(new Error(message), { code });
+export { UsageError };
 
 // ---- argument parsing -----------------------------------------------------------------------
 
@@ -151,7 +145,7 @@ function parseBench(args) {
     const options = { ...Object.fromEntries(STRING_FLAGS.map((f) => [f, { type: 'string' }])), json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
     ({ values } = parseArgs({ args, strict: true, allowPositionals: false, options }));
   } catch (e) {
-    throw new UsageError(String(e?.message).split('\n')[0].replace(/\. To specify a positional argument.*$/, ''));
+    throw new UsageError(parseArgsMessage(e));
   }
   if (values.help) return { help: true };
   const opts = {
@@ -195,7 +189,7 @@ function parseBench(args) {
   if (opts.dataset !== undefined) {
     const ds = DATASETS[opts.dataset];
     if (ds === undefined) throw new UsageError(`unknown --dataset "${opts.dataset}" (expected one of ${Object.keys(DATASETS).join(', ')})`);
-    if (!existsSync(ds.dir)) throw dataError('HV_IO', `dataset "${opts.dataset}" not found: ${ds.dir} is missing`);
+    if (!existsSync(ds.dir)) throw coded('HV_IO', `dataset "${opts.dataset}" not found: ${ds.dir} is missing`);
     opts.base ??= join(ds.dir, ds.base);
     opts.queries ??= join(ds.dir, ds.queries);
     if (opts.gt === undefined && values.base === undefined) opts.gt = join(ds.dir, ds.gt);
@@ -242,50 +236,20 @@ function envFields() {
 
 // ---- data -------------------------------------------------------------------------------------
 
-/** The base (`base`, n × dim Float32Array), the queries (`qrows`) and the ground truth (file or brute force). */
+/** The vectors (bench/datasets.mjs), the queries as rows (`qrows`) and the ground truth (file or brute force). */
 function loadData(opts, bar) {
-  const { k, metric } = opts;
-  const prefix = opts.n !== null;
-  const useGtFile = opts.gt !== undefined && !prefix;
-  const mb = (p) => {
-    try {
-      return Math.max(1, Math.round(statSync(p).size / 1e6));
-    } catch {
-      return 1;
-    }
-  };
+  const mb = (p) => Math.max(1, Math.round((statSync(p, { throwIfNoEntry: false })?.size ?? 0) / 1e6));
   const b = bar('loading', mb(opts.base) + mb(opts.queries), 'MB');
-  const baseFile = readVecs(opts.base);
-  b.update(mb(opts.base));
-  const queryFile = readVecs(opts.queries);
+  let done = 0;
+  const data = readVectorFiles(opts.base, opts.queries, { n: opts.n, nq: opts.nq, onRead: (p) => b.update((done += mb(p))) });
   b.stop();
-  const dim = baseFile.dim;
-  if (queryFile.dim !== dim) throw dataError('HV_DIM_MISMATCH', `${opts.queries} has dim ${queryFile.dim}, ${opts.base} has dim ${dim}`);
-  if (baseFile.data instanceof Int32Array) throw dataError('HV_INVALID_ARGUMENT', `${opts.base} is an .ivecs file; base vectors must be .fvecs, .f16vecs or .bvecs`);
-  if (prefix && opts.n > baseFile.n) throw dataError('HV_INVALID_ARGUMENT', `--n ${opts.n} exceeds the ${baseFile.n} rows of ${opts.base}`);
-  if (opts.nq !== null && opts.nq > queryFile.n) throw dataError('HV_INVALID_ARGUMENT', `--nq ${opts.nq} exceeds the ${queryFile.n} rows of ${opts.queries}`);
-  const n = prefix ? opts.n : baseFile.n;
-  const nq = opts.nq ?? queryFile.n;
-  if (k > n) throw dataError('HV_INVALID_ARGUMENT', `--k ${k} exceeds the ${n} base rows`);
-  const asF32 = (a) => (a instanceof Float32Array ? a : Float32Array.from(a));
-  const base = asF32(baseFile.data.subarray(0, n * dim));
-  const queries = asF32(queryFile.data.subarray(0, nq * dim));
-  let gt;
-  let gtNote;
-  if (useGtFile) {
-    gt = readGroundTruth(opts.gt, { nq, k, n, metric });
-    gtNote = `from ${basename(opts.gt)}; tie-tolerant: ${gt.note}`;
-  } else {
-    const why = prefix && opts.gt !== undefined ? `--n ${n} makes ${basename(opts.gt)} invalid` : 'no --gt given';
-    const gb = bar('ground truth', nq, 'queries');
-    const t0 = performance.now();
-    gt = bruteForce(base, n, dim, queries, nq, k, metric, gb);
-    gb.stop();
-    gtNote = `recomputed (${why}): float64 brute force in JS over the first ${n} rows, ${((performance.now() - t0) / 1000).toFixed(1)} s (slow for a large n)`;
-  }
-  const qrows = Array.from({ length: nq }, (_, q) => queries.subarray(q * dim, (q + 1) * dim));
-  const dataset = `${basename(dirname(resolve(opts.base)))}/${basename(opts.base)}`;
-  return { n, nq, dim, base, qrows, gt, gtNote, groundTruth: useGtFile ? 'file' : 'brute-force-f64', dataset };
+  if (opts.k > data.n) throw coded('HV_INVALID_ARGUMENT', `--k ${opts.k} exceeds the ${data.n} base rows`);
+  // a prefix (--n) invalidates the file's ground truth
+  const gtPath = opts.n === null ? opts.gt : undefined;
+  const why = opts.n !== null && opts.gt !== undefined ? `--n ${data.n} makes ${basename(opts.gt)} invalid` : 'no --gt given';
+  const { gt, note, source } = groundTruthFor(data, { gtPath, k: opts.k, metric: opts.metric, why, bar });
+  const qrows = Array.from({ length: data.nq }, (_, q) => data.queries.subarray(q * data.dim, (q + 1) * data.dim));
+  return { ...data, qrows, gt, gtNote: note, groundTruth: source, dataset: `${basename(dirname(resolve(opts.base)))}/${basename(opts.base)}` };
 }
 
 // ---- measurement ------------------------------------------------------------------------------
@@ -342,182 +306,188 @@ async function timedBatch(h, data, opts, ef, bar) {
     }
     b.stop();
   }
-  return { t, qps: (t.calls * B) / t.seconds, recall: recallOfHits(hits, opts.k, data.gt, data.n) };
-}
-
-/** The measured fields of one record: recall, throughput and latency (`unit` 'query' or 'call'). */
-function measured(recall, t, qps, unit, searches) {
-  const r6 = (x) => round(x, 6);
-  return { recall_mean: r6(recall.mean), recall_min: r6(recall.min), recall_tie_tolerant: recall.tie === null ? null : r6(recall.tie), qps: round(qps, 2), qps_cpu: undefined, p50_ms: t.p50_ms, p99_ms: t.p99_ms, latency_unit: unit, timed_searches: searches };
+  return { t, qps: t.qps * B, recall: recallOfHits(hits, opts.k, data.gt, data.n) };
 }
 
 // ---- bench ------------------------------------------------------------------------------------
 
+const HNSW_KERNEL_DETAIL = 'hnswlib compiled by node-gyp with its default flags (no -march): SSE distance kernels';
+const HNSW_LOAD_HELP = '--engine hnswlib needs the hnswlib-node package (a dev dependency of the horosvec repository; run npm install at its root)';
+
+/** Loads the engine and the data, builds, measures every point, prints the records or a summary. */
 async function bench(opts) {
   const showBars = Boolean(process.stderr.isTTY) && !opts.json;
   const bar = await progress(showBars);
-  const hnsw = opts.engine === 'hnswlib';
   const engine = ENGINE_TABLE[opts.engine];
   const info = await engine.load().catch((e) => {
-    if (!hnsw) throw e;
-    const why = String(e?.message).split('\n')[0];
-    throw dataError('HV_IO', `--engine hnswlib needs the hnswlib-node package (a dev dependency of the horosvec repository; run npm install at its root): ${why}`);
+    throw opts.engine === 'hnswlib' ? coded('HV_IO', `${HNSW_LOAD_HELP}: ${String(e?.message).split('\n')[0]}`) : e;
   });
   const data = loadData(opts, bar);
-  const { k, metric } = opts;
-  const { n, nq, dim } = data;
+  const run = await build(engine, data, opts, bar, showBars);
+  try {
+    const recordsOf = recordMaker(opts, data, engine, info, run);
+    const points = [];
+    for (const ef of run.exact ? [undefined] : opts.efs) {
+      const p = await measurePoint(run.h, data, opts, ef, run.exact, bar);
+      p.records = recordsOf(p);
+      if (opts.json) process.stdout.write(p.records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+      points.push(p);
+    }
+    if (!opts.json) process.stdout.write(`${summary(opts, data, info, run, points).join('\n')}\n`);
+  } finally {
+    await run.h.close();
+  }
+}
+
+/**
+ * The engine's build (bench/lib/engines.mjs: horosvec adds in chunks of ADD_CHUNK rows, then
+ * buildIndex; hnswlib addPoint per row), timed by the engine; the process's CPU seconds over it
+ * and, for an index, the RSS it adds (after a GC on both sides).
+ */
+async function build(engine, data, opts, bar, showBars) {
+  const hnsw = opts.engine === 'hnswlib';
   const mode = hnsw ? 'hnsw' : (opts.index ?? 'exact');
   const exact = mode === 'exact';
   const params = hnsw ? { M: opts.M, efConstruction: opts.efConstruction, seed: opts.seed } : exact ? {} : { R: opts.R, L: opts.L, alpha: opts.alpha, passes: opts.passes, bits: opts.bits, seed: opts.seed };
-
-  // The build (timed by the engine), its CPU time and, for an index, the RSS it adds.
   let pb = null;
-  let stage = null;
-  const onProgress = (s, done, total) => {
-    if (s !== stage) pb?.stop(), (stage = s), (pb = bar({ add: hnsw ? 'addPoint' : 'adding', index: 'buildIndex' }[s], total, { add: 'vectors', index: 'steps' }[s]));
+  const onProgress = (stage, done, total) => {
+    if (pb?.stage !== stage) {
+      pb?.stop();
+      pb = Object.assign(bar(stage === 'add' ? (hnsw ? 'addPoint' : 'adding') : 'buildIndex', total, stage === 'add' ? 'vectors' : 'steps'), { stage });
+    }
     pb.update(done);
   };
   const rss0 = exact ? 0 : settledRss();
   const cpu0 = process.cpuUsage();
-  const h = await engine.build(data, metric, mode, params, { chunk: ADD_CHUNK, ...(showBars ? { onProgress } : {}) }).catch((e) => {
+  const h = await engine.build(data, opts.metric, mode, params, { chunk: ADD_CHUNK, rowByRow: true, ...(showBars ? { onProgress } : {}) }).catch((e) => {
+    // name the file and the base row
     const m = /^(HV_[A-Z_]+): vector (\d+) (.*)$/s.exec(e?.message ?? '');
-    throw m ? dataError(m[1], `${opts.base}: base row ${m[2]} ${m[3]}`) : e;
+    throw m ? coded(m[1], `${opts.base}: base row ${m[2]} ${m[3]}`) : e;
   });
   const buildCpuS = cpuSeconds(cpu0);
   pb?.stop();
   const rssDelta = exact ? 0 : settledRss() - rss0;
+  // bits left to the library's by-dimension default: record the width it chose (in the mode)
+  const chosen = /rabitq(\d)$/.exec(h.stats?.mode ?? '');
+  if (!hnsw && !exact && params.bits === undefined && chosen !== null) params.bits = Number(chosen[1]);
   const addS = hnsw ? h.build_s : h.add_s;
-  const buildS = addS + (h.index_s ?? 0);
-  const stats = h.stats;
+  return { h, hnsw, exact, params, addS, indexS: hnsw ? null : h.index_s, buildS: addS + (h.index_s ?? 0), buildCpuS, rssDelta };
+}
+
+/** One measured point: single-query recall and timing, and the batch when asked for (always for exact search). */
+async function measurePoint(h, data, opts, ef, exact, bar) {
+  // exact: timing, then the recall pass; an index: the recall pass (which also converts hnswlib's queries), then timing
+  let single = exact ? await timedSingle(h, data, opts, ef) : null;
+  const recall = recallPass(h, data, opts.k, ef, bar, exact ? 'recall pass' : `recall ef ${ef}`);
+  single ??= await timedSingle(h, data, opts, ef);
+  const batch = exact || opts.batchGiven ? await timedBatch(h, data, opts, ef, bar) : null;
+  return { ef, recall, single, batch };
+}
+
+/**
+ * `(point) → records`: the single-query record, then the batch record if measured. The fields are
+ * those of the records in bench-results/ef-sweep/ (scripts/compare.mjs and bench/readme.mjs read them).
+ */
+function recordMaker(opts, data, engine, info, run) {
+  const { h, hnsw, exact, params } = run;
+  const { n, dim } = data;
+  const st = h.stats ?? {};
   const backend = info.backend ?? engine.backend;
-  const version = info.version;
-  try {
-    if (exact) return await benchExact(opts, data, bar, h, { engine: 'horosvec', engine_version: version, backend, kernel: h.kernel ?? info.kernel, threads: stats.threads, params: {} }, buildS);
-    // bits left to the library's by-dimension default: record the width it chose (in the mode)
-    const chosen = /rabitq(\d)$/.exec(stats?.mode ?? '');
-    if (!hnsw && params.bits === undefined && chosen !== null) params.bits = Number(chosen[1]);
-    const head = {
-      engine: opts.engine,
-      engine_version: version,
-      backend,
-      mode: hnsw ? 'hnsw' : stats.mode,
-      kernel: hnsw ? 'hnswlib-simd' : (h.kernel ?? info.kernel),
-      ...(hnsw ? { kernel_detail: 'hnswlib compiled by node-gyp with its default flags (no -march): SSE distance kernels' } : {}),
-      threads: h.threads,
-      params,
-      build_s: round(buildS, 4),
-      add_s: round(addS, 4),
-      index_s: hnsw ? null : round(h.index_s, 4),
-      build_cpu_s: round(buildCpuS, 3),
-      ground_truth: data.groundTruth,
-      ...(hnsw ? {} : binaryInfo(backend)),
+  const kernel = hnsw ? 'hnswlib-simd' : (h.kernel ?? info.kernel);
+  const dataFields = { dataset: data.dataset, n, nq: data.nq, dim, metric: opts.metric, k: opts.k };
+  const builds = { build_s: round(run.buildS, 4), add_s: round(run.addS, 4), index_s: run.indexS === null ? null : round(run.indexS, 4) };
+  const r6 = (x) => round(x, 6);
+  const measured = (recall, t, b, qps, cpu) => ({
+    recall_mean: r6(recall.mean),
+    recall_min: r6(recall.min),
+    recall_tie_tolerant: recall.tie === null ? null : r6(recall.tie),
+    qps: round(qps, 2),
+    ...(cpu ? { qps_cpu: t.cpu_s > 0 ? round(t.calls / t.cpu_s, 2) : null } : {}),
+    p50_ms: t.p50_ms,
+    p99_ms: t.p99_ms,
+    latency_unit: b === 1 ? 'query' : 'call',
+    timed_searches: t.calls * b,
+  });
+  if (exact) {
+    const head = { engine: 'horosvec', engine_version: info.version, backend, kernel, threads: st.threads, params: {}, ...dataFields, ...builds, ground_truth: data.groundTruth };
+    return ({ recall, single, batch }) => {
+      const env = { rss_mb: round(process.memoryUsage().rss / 1e6, 1), bytes_per_vector: st.vectorBytes / n, ...envFields() };
+      const rec = (mode, b, r, t, qps) => ({ ...head, mode, batch: b, ...measured(r, t, b, qps, false), scan_gbps: round(scanGbps(n, dim, qps), 3), ...env });
+      return [rec('exact', 1, recall, single, single.qps), rec('exact-batch', opts.batch, batch.recall, batch.t, batch.qps)];
     };
-    const est = hnsw ? engine.layoutBytesPerVector(dim, opts.M) : null;
-    const memory = {
-      bytes_per_vector: hnsw ? est.total : stats.indexBytesPerVector,
-      ...(hnsw ? { bytes_per_vector_parts: est.parts } : { vector_bytes_per_vector: stats.vectorBytes / n }),
-      rss_build_delta_mb: round(rssDelta / 1e6, 1),
-      rss_build_bytes_per_vector: round(rssDelta / n, 1),
-    };
-    const point = (hd, ef, m) => ({ ...hd, params: { ...hd.params, ef }, dataset: data.dataset, n, nq, dim, metric, k, batch: 1, build_s: hd.build_s, ...m, warmup: opts.warmup, ...memory, rss_mb: round(process.memoryUsage().rss / 1e6, 1), ...envFields() });
-    const recs = [];
-    for (const ef of opts.efs) {
-      const recall = recallPass(h, data, k, ef, bar, `recall ef ${ef}`);
-      const t = await timedSingle(h, data, opts, ef);
-      const rec = point(head, ef, { ...measured(recall, t, t.qps, 'query', t.calls), qps_cpu: t.cpu_s > 0 ? round(t.calls / t.cpu_s, 2) : null });
-      recs.push(rec);
-      if (opts.json) process.stdout.write(`${JSON.stringify(rec)}\n`);
-      if (opts.batchGiven) {
-        const bt = await timedBatch(h, data, opts, ef, bar);
-        const brec = { ...point({ ...head, mode: `${head.mode}-batch` }, ef, measured(bt.recall, bt.t, bt.qps, 'query', bt.t.calls * opts.batch)), batch: opts.batch, latency_unit: 'call' };
-        if (opts.json) process.stdout.write(`${JSON.stringify(brec)}\n`);
-        else rec.batch_qps = brec.qps; // for the human table
-      }
-    }
-    if (opts.json) return;
-    const pr = params;
-    printIndexSummary(opts, data, recs, hnsw
-      ? {
-          title: `hnswlib-node ${version} bench: ${data.dataset}`,
-          engineLine: 'backend native  kernel hnswlib-simd (SSE, default node-gyp flags)  mode hnsw  threads 1',
-          paramLine: `M ${pr.M}  efConstruction ${pr.efConstruction}  seed ${pr.seed}`,
-          buildLine: `${buildS.toFixed(3)} s (addPoint per row, one thread)`,
-          memoryLine: `≈ ${est.total} bytes/vector by hnswlib's layout; rss ${signed(memory.rss_build_delta_mb)} MB over the build (${memory.rss_build_bytes_per_vector} bytes/vector)`,
-        }
-      : {
-          title: `horosvec ${version} bench: ${data.dataset}`,
-          engineLine: `backend ${backend}  kernel ${head.kernel}  mode ${stats.mode}  threads ${stats.threads}`,
-          paramLine: `R ${pr.R}  L ${pr.L}  alpha ${pr.alpha}  passes ${pr.passes}  bits ${pr.bits}  seed ${pr.seed}`,
-          buildLine: `${buildS.toFixed(3)} s (add ${addS.toFixed(3)} s + buildIndex ${h.index_s.toFixed(3)} s)`,
-          memoryLine:
-            `${stats.indexBytesPerVector} bytes/vector walked (codes, factors, graph) + ${memory.vector_bytes_per_vector} stored float32; ` +
-            `rss ${recs.at(-1).rss_mb.toFixed(0)} MB, ${signed(memory.rss_build_delta_mb)} MB over add + buildIndex`,
-        });
-  } finally {
-    await h.close();
   }
+  const head = {
+    engine: opts.engine,
+    engine_version: info.version,
+    backend,
+    mode: h.mode ?? 'hnsw',
+    kernel,
+    ...(hnsw ? { kernel_detail: HNSW_KERNEL_DETAIL } : {}),
+    threads: h.threads,
+    params,
+    ...builds,
+    build_cpu_s: round(run.buildCpuS, 3),
+    ground_truth: data.groundTruth,
+    ...(hnsw ? {} : binaryInfo(backend)),
+  };
+  const est = hnsw ? engine.layoutBytesPerVector(dim, opts.M) : null;
+  const memory = {
+    bytes_per_vector: hnsw ? est.total : st.indexBytesPerVector,
+    ...(hnsw ? { bytes_per_vector_parts: est.parts } : { vector_bytes_per_vector: st.vectorBytes / n }),
+    rss_build_delta_mb: round(run.rssDelta / 1e6, 1),
+    rss_build_bytes_per_vector: round(run.rssDelta / n, 1),
+  };
+  const rec = (ef, mode, b, r, t, qps) => ({ ...head, mode, params: { ...params, ef }, ...dataFields, batch: b, ...measured(r, t, b, qps, b === 1), warmup: opts.warmup, ...memory, rss_mb: round(process.memoryUsage().rss / 1e6, 1), ...envFields() });
+  return ({ ef, recall, single, batch }) => [rec(ef, head.mode, 1, recall, single, single.qps), ...(batch ? [rec(ef, `${head.mode}-batch`, opts.batch, batch.recall, batch.t, batch.qps)] : [])];
 }
 
-/** Exact search: single-query timing, a recall pass, then batch timing; two records. */
-async function benchExact(opts, data, bar, h, head, buildS) {
-  const { n, dim, k } = { ...data, k: opts.k };
-  const single = await timedSingle(h, data, opts, undefined);
-  const singleRecall = recallPass(h, data, k, undefined, bar, 'recall pass');
-  const B = opts.batch;
-  const batch = await timedBatch(h, data, opts, undefined, bar);
-  const gbps = (qps) => (n * dim * 4 * qps) / 1e9;
-  const common = { ...head, dataset: data.dataset, n, nq: data.nq, dim, metric: opts.metric, k, build_s: round(buildS, 4), add_s: round(buildS, 4), index_s: null, ground_truth: data.groundTruth };
-  const rssMb = process.memoryUsage().rss / 1e6;
-  const env = { rss_mb: round(rssMb, 1), bytes_per_vector: h.stats.vectorBytes / n, ...envFields() };
-  const rec = (mode, b, recall, t, qps, unit, searches) => ({ ...common, mode, batch: b, ...measured(recall, t, qps, unit, searches), scan_gbps: round(gbps(qps), 3), ...env });
-  const singleRec = rec('exact', 1, singleRecall, single, single.qps, 'query', single.calls);
-  const batchRec = rec('exact-batch', B, batch.recall, batch.t, batch.qps, 'call', batch.t.calls * B);
-  if (opts.json) {
-    process.stdout.write(`${JSON.stringify(singleRec)}\n${JSON.stringify(batchRec)}\n`);
-    return;
-  }
-  const f = (x, d) => (x === null ? 'n/a' : x.toFixed(d));
-  const lines = [
-    `horosvec ${head.engine_version} bench: ${common.dataset}`,
-    `  n ${n}  dim ${dim}  metric ${opts.metric}  k ${k}  queries ${data.nq}`,
-    `  backend ${head.backend}  kernel ${head.kernel}  mode exact  threads ${head.threads}`,
-    `  build          ${buildS.toFixed(3)} s`,
-    `  ground truth   ${data.gtNote}`,
-    `  ${`recall@${k}`.padEnd(15)}mean ${f(singleRecall.mean, 4)}  min ${f(singleRecall.min, 4)}  tie-tolerant ${f(singleRecall.tie, 4)}  (batch: mean ${f(batch.recall.mean, 4)})`,
-    `  single query   ${single.qps.toFixed(1)} QPS  p50 ${singleRec.p50_ms.toFixed(3)} ms  p99 ${singleRec.p99_ms.toFixed(3)} ms` +
-      `  scan ${gbps(single.qps).toFixed(2)} GB/s  (${single.calls} searches, warm-up ${opts.warmup})`,
-    `  ${`batch of ${B}`.padEnd(15)}${batch.qps.toFixed(1)} QPS  (${(batch.qps / single.qps).toFixed(2)}× single)` +
-      `  per call p50 ${batchRec.p50_ms.toFixed(3)} ms  p99 ${batchRec.p99_ms.toFixed(3)} ms  scan ${gbps(batch.qps).toFixed(2)} GB/s`,
-    `  memory         rss ${rssMb.toFixed(0)} MB (whole process, loaded files included)  ${env.bytes_per_vector} bytes/vector stored`,
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
-}
+/** Scan rate of exact search: n × dim × 4 bytes per query, GB/s. */
+const scanGbps = (n, dim, qps) => (n * dim * 4 * qps) / 1e9;
 
-/** The recall–QPS table of an ef sweep (human mode). */
-function printIndexSummary(opts, data, recs, s) {
+/** The human summary: exact search's two lines, or an index's recall–QPS table. */
+function summary(opts, data, info, run, points) {
   const { k } = opts;
+  const { n, dim } = data;
   const f = (x, d) => (x === null || x === undefined ? 'n/a' : x.toFixed(d));
-  const withBatch = recs.some((r) => r.batch_qps !== undefined);
-  const lines = [
-    s.title,
-    `  n ${data.n}  dim ${data.dim}  metric ${opts.metric}  k ${k}  queries ${data.nq}`,
-    `  ${s.engineLine}`,
-    `  params         ${s.paramLine}`,
-    `  build          ${s.buildLine}`,
+  const [s, b] = points[0].records;
+  const lines = [`${run.hnsw ? 'hnswlib-node' : 'horosvec'} ${info.version} bench: ${data.dataset}`, `  n ${n}  dim ${dim}  metric ${opts.metric}  k ${k}  queries ${data.nq}`];
+  if (run.exact) {
+    const { recall: r, batch } = points[0];
+    const gb = (qps) => scanGbps(n, dim, qps).toFixed(2);
+    return [
+      ...lines,
+      `  backend ${s.backend}  kernel ${s.kernel}  mode exact  threads ${s.threads}`,
+      `  build          ${run.buildS.toFixed(3)} s`,
+      `  ground truth   ${data.gtNote}`,
+      `  ${`recall@${k}`.padEnd(15)}mean ${f(r.mean, 4)}  min ${f(r.min, 4)}  tie-tolerant ${f(r.tie, 4)}  (batch: mean ${f(batch.recall.mean, 4)})`,
+      `  single query   ${s.qps.toFixed(1)} QPS  p50 ${s.p50_ms.toFixed(3)} ms  p99 ${s.p99_ms.toFixed(3)} ms  scan ${gb(s.qps)} GB/s  (${s.timed_searches} searches, warm-up ${opts.warmup})`,
+      `  ${`batch of ${opts.batch}`.padEnd(15)}${b.qps.toFixed(1)} QPS  (${(b.qps / s.qps).toFixed(2)}× single)  per call p50 ${b.p50_ms.toFixed(3)} ms  p99 ${b.p99_ms.toFixed(3)} ms  scan ${gb(b.qps)} GB/s`,
+      `  memory         rss ${s.rss_mb.toFixed(0)} MB (whole process, loaded files included)  ${s.bytes_per_vector} bytes/vector stored`,
+    ];
+  }
+  const p = run.params;
+  const last = points.at(-1).records[0];
+  const memory = run.hnsw
+    ? `≈ ${s.bytes_per_vector} bytes/vector by hnswlib's layout; rss ${signed(s.rss_build_delta_mb)} MB over the build (${s.rss_build_bytes_per_vector} bytes/vector)`
+    : `${s.bytes_per_vector} bytes/vector walked (codes, factors, graph) + ${s.vector_bytes_per_vector} stored float32; rss ${last.rss_mb.toFixed(0)} MB, ${signed(s.rss_build_delta_mb)} MB over add + buildIndex`;
+  lines.push(
+    run.hnsw ? '  backend native  kernel hnswlib-simd (SSE, default node-gyp flags)  mode hnsw  threads 1' : `  backend ${s.backend}  kernel ${s.kernel}  mode ${s.mode}  threads ${s.threads}`,
+    `  params         ${run.hnsw ? `M ${p.M}  efConstruction ${p.efConstruction}  seed ${p.seed}` : `R ${p.R}  L ${p.L}  alpha ${p.alpha}  passes ${p.passes}  bits ${p.bits}  seed ${p.seed}`}`,
+    `  build          ${run.buildS.toFixed(3)} s ${run.hnsw ? '(addPoint per row, one thread)' : `(add ${run.addS.toFixed(3)} s + buildIndex ${run.indexS.toFixed(3)} s)`}`,
     `  ground truth   ${data.gtNote}`,
-    `  memory         ${s.memoryLine}`,
+    `  memory         ${memory}`,
     `  single query, one at a time (warm-up ${opts.warmup}, ≥ ${opts.seconds} s per point; QPS/cpu-s: per CPU second of the process):`,
     `  ${'ef'.padStart(6)}  ${`recall@${k}`.padStart(9)}  ${'min'.padStart(6)}  ${'tie-tol'.padStart(7)}  ${'QPS'.padStart(9)}  ${'QPS/cpu-s'.padStart(9)}  ${'p50 ms'.padStart(8)}  ${'p99 ms'.padStart(8)}` +
-      (withBatch ? `  ${`batch ${opts.batch} QPS`.padStart(14)}` : ''),
-  ];
-  for (const r of recs) {
+      (opts.batchGiven ? `  ${`batch ${opts.batch} QPS`.padStart(14)}` : ''),
+  );
+  for (const { records: [r, rb] } of points) {
     lines.push(
       `  ${String(r.params.ef).padStart(6)}  ${f(r.recall_mean, 4).padStart(9)}  ${f(r.recall_min, 2).padStart(6)}  ${f(r.recall_tie_tolerant, 4).padStart(7)}` +
         `  ${f(r.qps, 1).padStart(9)}  ${f(r.qps_cpu, 1).padStart(9)}  ${f(r.p50_ms, 3).padStart(8)}  ${f(r.p99_ms, 3).padStart(8)}` +
-        (withBatch ? `  ${f(r.batch_qps, 1).padStart(14)}` : ''),
+        (rb ? `  ${f(rb.qps, 1).padStart(14)}` : ''),
     );
   }
-  process.stdout.write(`${lines.join('\n')}\n`);
+  return lines;
 }
 
 // ---- entry point ----------------------------------------------------------------------------
@@ -534,18 +504,7 @@ export async function runBench(argv) {
 }
 
 /** Prints `e` as the tool does (`horosvec: …`, the usage line after a usage error); the exit code. */
-export function reportError(e) {
-  if (e && e.usage === true) {
-    process.stderr.write(`horosvec: ${e.message}\n${SHORT_USAGE}\n`);
-    return 2;
-  }
-  const code = e && typeof e.code === 'string' && e.code.startsWith('HV_') ? e.code : 'HV_INTERNAL';
-  let msg = String(e && e.message !== undefined ? e.message : e);
-  if (msg.startsWith(`${code}: `)) msg = msg.slice(code.length + 2);
-  process.stderr.write(`horosvec: ${code}: ${msg}\n`);
-  if (process.env.HOROSVEC_DEBUG && e && e.stack) process.stderr.write(`${e.stack}\n`);
-  return 1;
-}
+export const reportError = (e) => printError(e, SHORT_USAGE);
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   runBench(process.argv.slice(2)).then(

@@ -20,6 +20,8 @@
 //                        row of `data.base` ("vector <row>"), not the row within the chunk
 //   ctx.onProgress(stage, done, total)  progress of the build, stage 'add' or 'index'
 //   ctx.dir              hnswlib: optional (without it the index is not saved; bytesPerVector null)
+//   ctx.rowByRow         hnswlib: rows converted to number[] one at a time inside the timed build
+//                        (no converted copy of the base held: the RSS growth is the index's)
 //   handle.searchHits(q, k, ef)   → `{ id, distance }[]`, distances in horosvec's convention
 //                                   (lower is closer; ip: −q·x), for the tie-tolerant recall
 //   handle.searchBatch(queries, k, ef) → Promise of one hit list per query (horosvec only)
@@ -154,14 +156,23 @@ const hnswlib = {
   efs: () => true,
   async build(data, metric, _mode, params, ctx) {
     const p = { M: 16, efConstruction: 200, seed: 42, ...params };
-    // hnswlib-node takes number[] only: converted before the clock starts
-    const rows = Array.from({ length: data.n }, (_, i) => Array.from(data.base.subarray(i * data.dim, (i + 1) * data.dim)));
+    // hnswlib-node takes number[] only: converted before the clock starts; with ctx.rowByRow
+    // (bench/ef-sweep.mjs, which measures the build's RSS growth) each row is copied into one
+    // reused number[] just before its addPoint instead, inside the clock, so that no converted
+    // copy of the base is held
+    const { dim, base } = data;
+    const rows = ctx.rowByRow ? null : Array.from({ length: data.n }, (_, i) => Array.from(base.subarray(i * dim, (i + 1) * dim)));
+    const row = new Array(dim).fill(0);
     const t0 = performance.now();
-    const index = new this.lib.HierarchicalNSW(HNSW_SPACE[metric], data.dim);
+    const index = new this.lib.HierarchicalNSW(HNSW_SPACE[metric], dim);
     index.initIndex(data.n, p.M, p.efConstruction, p.seed);
     const { onProgress } = ctx;
     for (let i = 0; i < data.n; i++) {
-      index.addPoint(rows[i], i);
+      if (rows !== null) index.addPoint(rows[i], i);
+      else {
+        for (let j = 0, o = i * dim; j < dim; j++) row[j] = base[o + j];
+        index.addPoint(row, i);
+      }
       if (onProgress && ((i & 1023) === 1023 || i === data.n - 1)) onProgress('add', i + 1, data.n);
     }
     const build_s = (performance.now() - t0) / 1000;

@@ -192,3 +192,21 @@ export function recallOfHits(hits, k, gt, n) {
   });
   return recallOf(ids, dists, nq, k, gt, n);
 }
+
+/**
+ * The ground truth of `data` (`{ base, n, dim, queries, nq }`) under `metric` for top-`k`: the
+ * file `gtPath` when given (readGroundTruth), else a float64 brute force (bruteForce; `why` says
+ * why no file, `bar` its progress). `{ gt, note, source }`, `source` 'file' or 'brute-force-f64'.
+ */
+export function groundTruthFor(data, { gtPath, k, metric, why, bar }) {
+  if (gtPath !== undefined) {
+    const gt = readGroundTruth(gtPath, { nq: data.nq, k, n: data.n, metric });
+    return { gt, note: `from ${basename(gtPath)}; tie-tolerant: ${gt.note}`, source: 'file' };
+  }
+  const b = bar('ground truth', data.nq, 'queries');
+  const t0 = performance.now();
+  const gt = bruteForce(data.base, data.n, data.dim, data.queries, data.nq, k, metric, b);
+  b.stop();
+  const s = ((performance.now() - t0) / 1000).toFixed(1);
+  return { gt, note: `recomputed (${why}): float64 brute force in JS over the first ${data.n} rows, ${s} s (slow for a large n)`, source: 'brute-force-f64' };
+}
