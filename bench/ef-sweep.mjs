@@ -8,10 +8,11 @@
 //
 // A front over the matrix's pieces (`npm run bench`, bench/run.mjs, is the other entry): the
 // engines and their builds come from bench/lib/engines.mjs, the timing loop from
-// bench/lib/protocol.mjs, ground truth and recall from bench/lib/groundtruth.mjs, provenance from
-// bench/lib/provenance.mjs. What stays here: the command line, reading arbitrary vector files,
-// the records and the human summaries. `horosvec bench …` (npm/cli/horosvec.js, in a checkout of
-// the repository) runs this file with the same arguments.
+// bench/lib/protocol.mjs, the vector files from bench/datasets.mjs, ground truth and recall from
+// bench/lib/groundtruth.mjs, provenance from bench/lib/provenance.mjs. What stays here: the
+// command line, the order of the measurements, the records and the human summaries.
+// `horosvec bench …` (npm/cli/horosvec.js, in a checkout of the repository) runs this file with
+// the same arguments.
 //
 // Exit codes: 0 success, 1 data / runtime error (`horosvec: HV_CODE: message` on stderr),
 // 2 bad command line (one-line error and the usage on stderr).
@@ -136,8 +137,6 @@ function efListArg(raw) {
 const INDEX_FLAGS = ['R', 'L', 'alpha', 'passes', 'bits'];
 const HNSW_FLAGS = ['M', 'efConstruction'];
 const STRING_FLAGS = ['dataset', 'base', 'queries', 'gt', 'metric', 'k', 'n', 'nq', 'batch', 'warmup', 'seconds', 'engine', 'index', ...INDEX_FLAGS, 'seed', ...HNSW_FLAGS, 'ef'];
-/** horosvec metric → hnswlib space; hnswlib has no l1. */
-const HNSW_SPACES = { l2: 'l2', cosine: 'cosine', ip: 'ip' };
 
 function parseBench(args) {
   let values;
@@ -200,7 +199,7 @@ function parseBench(args) {
     if (opts.metric === undefined) throw new UsageError('missing --metric (l2, cosine, ip or l1) for --base');
   }
   if (!METRICS.includes(opts.metric)) throw new UsageError(`unknown --metric "${opts.metric}" (expected one of ${METRICS.join(', ')})`);
-  if (opts.engine === 'hnswlib' && !HNSW_SPACES[opts.metric]) throw new UsageError(`--engine hnswlib does not support --metric ${opts.metric} (hnswlib has l2, cosine and ip)`);
+  if (opts.engine === 'hnswlib' && ENGINE_TABLE.hnswlib.unsupported(opts.metric) !== null) throw new UsageError(`--engine hnswlib does not support --metric ${opts.metric} (hnswlib has l2, cosine and ip)`);
   return opts;
 }
 

@@ -162,7 +162,7 @@ const hnswlib = {
     // copy of the base is held
     const { dim, base } = data;
     const rows = ctx.rowByRow ? null : Array.from({ length: data.n }, (_, i) => Array.from(base.subarray(i * dim, (i + 1) * dim)));
-    const row = new Array(dim).fill(0);
+    const row = rows === null ? new Array(dim).fill(0) : null;
     const t0 = performance.now();
     const index = new this.lib.HierarchicalNSW(HNSW_SPACE[metric], dim);
     index.initIndex(data.n, p.M, p.efConstruction, p.seed);
