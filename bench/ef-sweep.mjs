@@ -6,27 +6,29 @@
 //
 //   node bench/ef-sweep.mjs --dataset minilm384 --index vamana --json >> bench-results/ef-sweep/<rev>.jsonl
 //
-// `horosvec bench …` (npm/cli/horosvec.js, in a checkout of the repository) runs this file with the
-// same arguments. The matrix of every engine (`npm run bench`, bench/run.mjs) is the other entry.
+// A front over the matrix's pieces (`npm run bench`, bench/run.mjs, is the other entry): the
+// engines and their builds come from bench/lib/engines.mjs, the timing loop from
+// bench/lib/protocol.mjs, the vector files from bench/datasets.mjs, ground truth and recall from
+// bench/lib/groundtruth.mjs, provenance from bench/lib/provenance.mjs. What stays here: the
+// command line, the order of the measurements, the records and the human summaries.
+// `horosvec bench …` (npm/cli/horosvec.js, in a checkout of the repository) runs this file with
+// the same arguments.
 //
 // Exit codes: 0 success, 1 data / runtime error (`horosvec: HV_CODE: message` on stderr),
 // 2 bad command line (one-line error and the usage on stderr).
 
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import v8 from 'node:v8';
-import vm from 'node:vm';
-import { readVecs } from '../npm/cli/vecs.js';
-import { DATASETS } from './datasets.mjs';
-import { bruteForce, readGtDistances, recallOf } from './lib/groundtruth.mjs';
-import { provenance } from './lib/provenance.mjs';
+import { coded, parseArgsMessage, printError, UsageError } from '../npm/cli/errors.js';
+import { DATASETS, readVectorFiles } from './datasets.mjs';
+import { ENGINES as ENGINE_TABLE } from './lib/engines.mjs';
+import { groundTruthFor, recallOfHits } from './lib/groundtruth.mjs';
+import { timeLoop, cpuSeconds, settledRss } from './lib/protocol.mjs';
+import { binaryInfo, provenance } from './lib/provenance.mjs';
 
-const PKG_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'npm');
 const METRICS = ['l2', 'cosine', 'ip', 'l1'];
 const ENGINES = ['horosvec', 'hnswlib'];
 const ADD_CHUNK = 10_000;
@@ -101,16 +103,7 @@ horosvec bench
   bar is drawn on stderr when it is a terminal (never with --json).
 `;
 
-/** A bad command line (exit code 2); `usage` marks it for the CLI front (npm/cli/horosvec.js). */
-export class UsageError extends Error {
-  usage = true;
-}
-
-function dataError(code, message) {
-  const e = new Error(message);
-  e.code = code;
-  return e;
-}
+export { UsageError };
 
 // ---- argument parsing -----------------------------------------------------------------------
 
@@ -127,20 +120,15 @@ function numArg(values, name, def, min, max) {
   const raw = values[name];
   if (raw === undefined) return def;
   const x = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(x) || x < min || x > max) {
-    throw new UsageError(`--${name} must be a number from ${min} to ${max}, got "${raw}"`);
-  }
+  if (raw.trim() === '' || !Number.isFinite(x) || x < min || x > max) throw new UsageError(`--${name} must be a number from ${min} to ${max}, got "${raw}"`);
   return x;
 }
 
 function efListArg(raw) {
   if (raw === undefined) return DEFAULT_EFS.slice();
-  const parts = raw.split(',').map((p) => p.trim());
   const out = [];
-  for (const p of parts) {
-    if (!/^\d+$/.test(p) || Number(p) < 1 || Number(p) > 100_000) {
-      throw new UsageError(`--ef must be a comma-separated list of integers from 1 to 100000, got "${raw}"`);
-    }
+  for (const p of raw.split(',').map((x) => x.trim())) {
+    if (!/^\d+$/.test(p) || Number(p) < 1 || Number(p) > 100_000) throw new UsageError(`--ef must be a comma-separated list of integers from 1 to 100000, got "${raw}"`);
     if (!out.includes(Number(p))) out.push(Number(p));
   }
   return out;
@@ -148,46 +136,17 @@ function efListArg(raw) {
 
 const INDEX_FLAGS = ['R', 'L', 'alpha', 'passes', 'bits'];
 const HNSW_FLAGS = ['M', 'efConstruction'];
+const STRING_FLAGS = ['dataset', 'base', 'queries', 'gt', 'metric', 'k', 'n', 'nq', 'batch', 'warmup', 'seconds', 'engine', 'index', ...INDEX_FLAGS, 'seed', ...HNSW_FLAGS, 'ef'];
 
 function parseBench(args) {
   let values;
   try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        dataset: { type: 'string' },
-        base: { type: 'string' },
-        queries: { type: 'string' },
-        gt: { type: 'string' },
-        metric: { type: 'string' },
-        k: { type: 'string' },
-        n: { type: 'string' },
-        nq: { type: 'string' },
-        batch: { type: 'string' },
-        warmup: { type: 'string' },
-        seconds: { type: 'string' },
-        json: { type: 'boolean' },
-        engine: { type: 'string' },
-        index: { type: 'string' },
-        R: { type: 'string' },
-        L: { type: 'string' },
-        alpha: { type: 'string' },
-        passes: { type: 'string' },
-        bits: { type: 'string' },
-        seed: { type: 'string' },
-        M: { type: 'string' },
-        efConstruction: { type: 'string' },
-        ef: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
+    const options = { ...Object.fromEntries(STRING_FLAGS.map((f) => [f, { type: 'string' }])), json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
+    ({ values } = parseArgs({ args, strict: true, allowPositionals: false, options }));
   } catch (e) {
-    throw new UsageError(cleanParseError(e));
+    throw new UsageError(parseArgsMessage(e));
   }
   if (values.help) return { help: true };
-
   const opts = {
     k: intArg(values, 'k', 10, 1),
     n: intArg(values, 'n', null, 1),
@@ -207,12 +166,8 @@ function parseBench(args) {
     efs: efListArg(values.ef),
     seed: intArg(values, 'seed', INDEX_DEFAULTS.seed, 0, 0xffff_ffff),
   };
-  if (!ENGINES.includes(opts.engine)) {
-    throw new UsageError(`unknown --engine "${opts.engine}" (expected one of ${ENGINES.join(', ')})`);
-  }
-  if (opts.index !== null && opts.index !== 'vamana') {
-    throw new UsageError(`unknown --index "${opts.index}" (expected vamana)`);
-  }
+  if (!ENGINES.includes(opts.engine)) throw new UsageError(`unknown --engine "${opts.engine}" (expected one of ${ENGINES.join(', ')})`);
+  if (opts.index !== null && opts.index !== 'vamana') throw new UsageError(`unknown --index "${opts.index}" (expected vamana)`);
   if (opts.engine === 'hnswlib') {
     if (opts.index !== null) throw new UsageError('--index applies to --engine horosvec; hnswlib always builds its HNSW graph');
     for (const f of INDEX_FLAGS) if (values[f] !== undefined) throw new UsageError(`--${f} applies to --index vamana, not --engine hnswlib`);
@@ -232,760 +187,306 @@ function parseBench(args) {
   }
   if (opts.dataset !== undefined) {
     const ds = DATASETS[opts.dataset];
-    if (ds === undefined) {
-      throw new UsageError(`unknown --dataset "${opts.dataset}" (expected one of ${Object.keys(DATASETS).join(', ')})`);
-    }
-    const dir = ds.dir;
-    if (!existsSync(dir)) {
-      throw dataError('HV_IO', `dataset "${opts.dataset}" not found: ${dir} is missing`);
-    }
-    opts.base ??= join(dir, ds.base);
-    if (opts.queries === undefined) opts.queries = join(dir, ds.queries);
-    if (opts.gt === undefined && values.base === undefined) opts.gt = join(dir, ds.gt);
+    if (ds === undefined) throw new UsageError(`unknown --dataset "${opts.dataset}" (expected one of ${Object.keys(DATASETS).join(', ')})`);
+    if (!existsSync(ds.dir)) throw coded('HV_IO', `dataset "${opts.dataset}" not found: ${ds.dir} is missing`);
+    opts.base ??= join(ds.dir, ds.base);
+    opts.queries ??= join(ds.dir, ds.queries);
+    if (opts.gt === undefined && values.base === undefined) opts.gt = join(ds.dir, ds.gt);
     opts.metric ??= ds.metric;
   } else {
     if (opts.base === undefined) throw new UsageError('missing --base FILE (or --dataset NAME)');
     if (opts.queries === undefined) throw new UsageError('missing --queries FILE');
     if (opts.metric === undefined) throw new UsageError('missing --metric (l2, cosine, ip or l1) for --base');
   }
-  if (!METRICS.includes(opts.metric)) {
-    throw new UsageError(`unknown --metric "${opts.metric}" (expected one of ${METRICS.join(', ')})`);
-  }
-  if (opts.engine === 'hnswlib' && !HNSW_SPACES[opts.metric]) {
-    throw new UsageError(`--engine hnswlib does not support --metric ${opts.metric} (hnswlib has l2, cosine and ip)`);
-  }
+  if (!METRICS.includes(opts.metric)) throw new UsageError(`unknown --metric "${opts.metric}" (expected one of ${METRICS.join(', ')})`);
+  if (opts.engine === 'hnswlib' && ENGINE_TABLE.hnswlib.unsupported(opts.metric) !== null) throw new UsageError(`--engine hnswlib does not support --metric ${opts.metric} (hnswlib has l2, cosine and ip)`);
   return opts;
 }
 
-/** horosvec metric → hnswlib space; hnswlib has no l1. */
-const HNSW_SPACES = { l2: 'l2', cosine: 'cosine', ip: 'ip' };
-
-function cleanParseError(e) {
-  const msg = String(e && e.message).split('\n')[0];
-  return msg.replace(/\. To specify a positional argument.*$/, '');
-}
-
 // ---- helpers ----------------------------------------------------------------------------------
-
-function packageVersion() {
-  return JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8')).version;
-}
-
-function fileSize(p) {
-  try {
-    return statSync(p).size;
-  } catch {
-    return 0;
-  }
-}
-
-let gcFn;
-/**
- * A full garbage collection (V8's gc, exposed at run time), so that RSS read right after it does
- * not count JS garbage such as the file buffers of the loader. No-op when unavailable.
- */
-function collectGarbage() {
-  if (gcFn === undefined) {
-    try {
-      v8.setFlagsFromString('--expose-gc');
-      gcFn = vm.runInNewContext('gc');
-    } catch {
-      gcFn = null;
-    }
-  }
-  if (typeof gcFn === 'function') {
-    gcFn();
-    gcFn();
-  }
-}
-
-/** The resident set size after a garbage collection, in bytes. */
-function settledRss() {
-  collectGarbage();
-  return process.memoryUsage().rss;
-}
-
-/** The horosvec binary in use (for the records: which build was measured). */
-function binaryInfo(backend) {
-  const p = backend === 'wasm' ? join(PKG_DIR, 'wasm', 'horosvec_wasm_bg.wasm') : join(PKG_DIR, 'native', 'horosvec.linux-x64-gnu.node');
-  try {
-    const st = statSync(p);
-    return {
-      binary: basename(p),
-      binary_mtime: st.mtime.toISOString(),
-      binary_sha256: createHash('sha256').update(readFileSync(p)).digest('hex').slice(0, 16),
-    };
-  } catch {
-    return { binary: null, binary_mtime: null, binary_sha256: null };
-  }
-}
-
-/** Nearest-rank percentile of a sorted array. */
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
-  return sorted[i];
-}
-
-class Samples {
-  constructor() {
-    this.a = new Float64Array(1024);
-    this.n = 0;
-  }
-  push(v) {
-    if (this.n === this.a.length) {
-      const b = new Float64Array(this.a.length * 2);
-      b.set(this.a);
-      this.a = b;
-    }
-    this.a[this.n++] = v;
-  }
-  sorted() {
-    return this.a.slice(0, this.n).sort();
-  }
-}
-
-/** Progress bars on a TTY stderr; no-ops otherwise. */
-async function progress(enabled) {
-  const none = { start() {}, update() {}, increment() {}, stop() {} };
-  if (!enabled) return () => none;
-  let cliProgress;
-  try {
-    ({ default: cliProgress } = await import('cli-progress'));
-  } catch {
-    return () => none;
-  }
-  return (label, total, unit) => {
-    const bar = new cliProgress.SingleBar(
-      {
-        format: `${label.padEnd(14)} [{bar}] {percentage}% | {value}/{total} ${unit} | {duration_formatted}`,
-        stream: process.stderr,
-        hideCursor: true,
-        clearOnComplete: true,
-        barsize: 30,
-      },
-      cliProgress.Presets.shades_classic,
-    );
-    bar.start(total, 0);
-    return bar;
-  };
-}
-
-function storeHits(hits, q, k, ids, dists) {
-  for (let j = 0; j < k; j++) {
-    const h = hits[j];
-    ids[q * k + j] = h === undefined ? -1 : h.id;
-    dists[q * k + j] = h === undefined ? Infinity : h.distance;
-  }
-}
-
-// ---- measurement ------------------------------------------------------------------------------
-
-/** Fields describing the run's machine and revision, common to every record. */
-function envFields() {
-  return {
-    storage: 'memory',
-    ...(({ git_rev, git_dirty, date }) => ({ git_rev, git_dirty, date }))(provenance()),
-    cpu: os.cpus()[0]?.model ?? null,
-    cores: os.cpus().length,
-    node: process.version,
-    load_avg_1m: round(os.loadavg()[0], 2),
-  };
-}
-
-/**
- * Single-query throughput: `warmup` untimed calls, then `one(q)` for q cycling over the queries
- * until at least `budget` ns have passed (at least one call); every call is timed on its own.
- */
-function timedSingle(one, nq, warmup, budget) {
-  for (let i = 0; i < warmup; i++) one(i % nq);
-  const lat = new Samples();
-  let count = 0;
-  const cpu0 = process.cpuUsage();
-  const start = process.hrtime.bigint();
-  let now = start;
-  do {
-    const t0 = process.hrtime.bigint();
-    one(count % nq);
-    now = process.hrtime.bigint();
-    lat.push(Number(now - t0) / 1e6);
-    count++;
-  } while (now - start < budget);
-  const cpu = process.cpuUsage(cpu0);
-  const cpuS = (cpu.user + cpu.system) / 1e6;
-  return { qps: count / (Number(now - start) / 1e9), lat: lat.sorted(), count, qpsCpu: cpuS > 0 ? count / cpuS : null };
-}
-
-/** CPU seconds (user + system, all threads of the process) since `from` (a process.cpuUsage()). */
-function cpuSeconds(from) {
-  const c = process.cpuUsage(from);
-  return (c.user + c.system) / 1e6;
-}
-
-/**
- * Batch throughput: searchBatch calls of `B` consecutive queries, cycling (all calls full size);
- * the first time each query is answered feeds the batch recall.
- */
-async function timedBatch(col, qrows, sopts, B, budget, k, dim, gt, n, bar) {
-  const nq = qrows.length;
-  const ext = new Float32Array((nq + B) * dim);
-  for (let r = 0; r < nq + B; r++) ext.set(qrows[r % nq], r * dim);
-  const bIds = new Int32Array(nq * k);
-  const bDists = new Float64Array(nq * k);
-  const seen = new Uint8Array(nq);
-  let unseen = nq;
-  const record = (offset, results) => {
-    for (let j = 0; j < results.length; j++) {
-      const q = (offset + j) % nq;
-      if (seen[q]) continue;
-      seen[q] = 1;
-      unseen--;
-      storeHits(results[j], q, k, bIds, bDists);
-    }
-  };
-  const call = (offset) => col.searchBatch(ext.subarray(offset * dim, (offset + B) * dim), sopts);
-  record(0, await call(0)); // warm-up call, not timed
-  const blat = new Samples();
-  let calls = 0;
-  let offset = B % nq;
-  const bstart = process.hrtime.bigint();
-  let bnow = bstart;
-  do {
-    const t0 = process.hrtime.bigint();
-    const res = await call(offset);
-    bnow = process.hrtime.bigint();
-    blat.push(Number(bnow - t0) / 1e6);
-    if (unseen > 0) record(offset, res);
-    calls++;
-    offset = (offset + B) % nq;
-  } while (bnow - bstart < budget);
-  const qps = (calls * B) / (Number(bnow - bstart) / 1e9);
-  const lat = blat.sorted();
-  if (unseen > 0) {
-    const b = bar('batch recall', nq, 'queries');
-    b.update(nq - unseen);
-    for (let s = 0; s < nq; s += B) {
-      if (seen.subarray(s, Math.min(nq, s + B)).every((x) => x === 1)) continue;
-      record(s, await call(s));
-      b.update(nq - unseen);
-    }
-    b.stop();
-  }
-  return { qps, lat, calls, recall: recallOf(bIds, bDists, nq, k, gt, n) };
-}
-
-/** Recall pass: `one(q, ids, dists)` stores query q's hits; queries one after another. */
-function recallPass(one, nq, k, gt, n, bar, label) {
-  const b = bar(label, nq, 'queries');
-  const rIds = new Int32Array(nq * k);
-  const rDists = new Float64Array(nq * k);
-  for (let q = 0; q < nq; q++) {
-    one(q, rIds, rDists);
-    if ((q & 15) === 15 || q === nq - 1) b.update(q + 1);
-  }
-  b.stop();
-  return recallOf(rIds, rDists, nq, k, gt, n);
-}
-
-// ---- bench ----------------------------------------------------------------------------------
-
-/** Loads the base, the queries and the ground truth (from the file, or by brute force). */
-function loadData(opts, bar) {
-  const { k, metric } = opts;
-  const prefix = opts.n !== null;
-  const useGtFile = opts.gt !== undefined && !prefix;
-  const files = [opts.base, opts.queries, ...(useGtFile ? [opts.gt] : [])];
-  const mb = (b) => Math.max(1, Math.round(b / 1e6));
-  const totalMb = files.reduce((s, p) => s + mb(fileSize(p)), 0);
-  let b = bar('loading', totalMb, 'MB');
-  let done = 0;
-  const baseFile = readVecs(opts.base);
-  b.update((done += mb(fileSize(opts.base))));
-  const queryFile = readVecs(opts.queries);
-  b.update((done += mb(fileSize(opts.queries))));
-  let gtFile = null;
-  if (useGtFile) {
-    gtFile = readVecs(opts.gt);
-    b.update((done += mb(fileSize(opts.gt))));
-  }
-  b.stop();
-
-  const dim = baseFile.dim;
-  if (queryFile.dim !== dim) {
-    throw dataError('HV_DIM_MISMATCH', `${opts.queries} has dim ${queryFile.dim}, ${opts.base} has dim ${dim}`);
-  }
-  if (baseFile.data instanceof Int32Array) {
-    throw dataError('HV_INVALID_ARGUMENT', `${opts.base} is an .ivecs file; base vectors must be .fvecs, .f16vecs or .bvecs`);
-  }
-  if (prefix && opts.n > baseFile.n) {
-    throw dataError('HV_INVALID_ARGUMENT', `--n ${opts.n} exceeds the ${baseFile.n} rows of ${opts.base}`);
-  }
-  if (opts.nq !== null && opts.nq > queryFile.n) {
-    throw dataError('HV_INVALID_ARGUMENT', `--nq ${opts.nq} exceeds the ${queryFile.n} rows of ${opts.queries}`);
-  }
-  const n = prefix ? opts.n : baseFile.n;
-  const nq = opts.nq ?? queryFile.n;
-  if (k > n) throw dataError('HV_INVALID_ARGUMENT', `--k ${k} exceeds the ${n} base rows`);
-  const baseData = baseFile.data.subarray(0, n * dim);
-  const queryData = queryFile.data instanceof Float32Array ? queryFile.data.subarray(0, nq * dim) : Float32Array.from(queryFile.data.subarray(0, nq * dim));
-
-  // Ground truth.
-  let gt;
-  let gtNote;
-  if (gtFile !== null) {
-    if (!(gtFile.data instanceof Int32Array)) throw dataError('HV_INVALID_ARGUMENT', `--gt must be an .ivecs file, got ${opts.gt}`);
-    if (gtFile.n < nq) throw dataError('HV_CORRUPT', `${opts.gt} has ${gtFile.n} rows for ${nq} queries`);
-    if (gtFile.dim < k) throw dataError('HV_INVALID_ARGUMENT', `--k ${k} exceeds the ${gtFile.dim} neighbours per query of ${opts.gt}`);
-    for (let q = 0; q < nq; q++) {
-      for (let j = 0; j < k; j++) {
-        const id = gtFile.data[q * gtFile.dim + j];
-        if (id < 0 || id >= n) throw dataError('HV_CORRUPT', `${opts.gt} row ${q} names base row ${id}, but the base has ${n} rows`);
-      }
-    }
-    const d = readGtDistances(opts.gt, gtFile, metric);
-    gt = { ids: gtFile.data, dists: d.dists, width: gtFile.dim };
-    gtNote = `from ${basename(opts.gt)}; tie-tolerant: ${d.note}`;
-  } else {
-    const why = prefix && opts.gt !== undefined ? `--n ${n} makes ${basename(opts.gt)} invalid` : 'no --gt given';
-    b = bar('ground truth', nq, 'queries');
-    const t0 = process.hrtime.bigint();
-    gt = bruteForce(baseData, n, dim, queryData, nq, k, metric, b);
-    b.stop();
-    const s = Number(process.hrtime.bigint() - t0) / 1e9;
-    gtNote = `recomputed (${why}): float64 brute force in JS over the first ${n} rows, ${s.toFixed(1)} s (slow for a large n)`;
-  }
-  const qrows = new Array(nq);
-  for (let q = 0; q < nq; q++) qrows[q] = queryData.subarray(q * dim, (q + 1) * dim);
-  return {
-    n,
-    nq,
-    dim,
-    baseData,
-    qrows,
-    gt,
-    gtNote,
-    groundTruth: gtFile !== null ? 'file' : 'brute-force-f64',
-    dataset: `${basename(dirname(resolve(opts.base)))}/${basename(opts.base)}`,
-  };
-}
-
-async function bench(opts) {
-  const showBars = Boolean(process.stderr.isTTY) && !opts.json;
-  const bar = await progress(showBars);
-  if (opts.engine === 'hnswlib') {
-    const hnswlib = loadHnswlib(); // before the data, to fail fast
-    return benchHnswlib(opts, loadData(opts, bar), bar, hnswlib);
-  }
-  const lib = await import('horosvec');
-  const data = loadData(opts, bar);
-  if (opts.index === 'vamana') return benchIndex(opts, data, bar, lib, showBars);
-  return benchExact(opts, data, bar, lib);
-}
-
-/** Adds the base rows (ids = row numbers) in chunks; returns the seconds it took. */
-async function addRows(col, opts, data, bar) {
-  const { n, dim, baseData } = data;
-  const b = bar('adding', n, 'vectors');
-  const tb = process.hrtime.bigint();
-  const vec = baseData instanceof Float32Array ? baseData : Float32Array.from(baseData);
-  for (let s = 0; s < n; s += ADD_CHUNK) {
-    const e = Math.min(n, s + ADD_CHUNK);
-    const ids = new Array(e - s);
-    for (let i = 0; i < ids.length; i++) ids[i] = s + i;
-    try {
-      await col.add(ids, vec.subarray(s * dim, e * dim));
-    } catch (err) {
-      // Name the file and the base row, not the row within this chunk.
-      const m = /^(HV_[A-Z_]+): vector (\d+) (.*)$/s.exec(err.message ?? '');
-      if (m) throw dataError(m[1], `${opts.base}: base row ${s + Number(m[2])} ${m[3]}`);
-      throw err;
-    }
-    b.update(e);
-  }
-  const s = Number(process.hrtime.bigint() - tb) / 1e9;
-  b.stop();
-  return s;
-}
-
-async function benchExact(opts, data, bar, lib) {
-  const { Collection, backend, kernel, version } = lib;
-  const { k, metric } = opts;
-  const { n, nq, dim, qrows, gt, gtNote } = data;
-  const col = Collection.create({ dim, metric });
-  try {
-    const buildS = await addRows(col, opts, data, bar);
-    const stats = col.stats();
-    const sopts = { k, includeMetadata: false };
-    const budget = BigInt(Math.round(opts.seconds * 1e9));
-
-    // Single: warm-up, timed loop, then a recall pass.
-    const single = timedSingle((q) => col.searchSync(qrows[q], sopts), nq, opts.warmup, budget);
-    const singleQps = single.qps;
-    const singleLat = single.lat;
-    const count = single.count;
-    const singleRecall = recallPass((q, ids, dists) => storeHits(col.searchSync(qrows[q], sopts), q, k, ids, dists), nq, k, gt, n, bar, 'recall pass');
-
-    // Batch.
-    const B = opts.batch;
-    const batch = await timedBatch(col, qrows, sopts, B, budget, k, dim, gt, n, bar);
-    const batchQps = batch.qps;
-    const batchLat = batch.lat;
-    const batchRecall = batch.recall;
-
-    const rssMb = process.memoryUsage().rss / 1e6;
-    const gbps = (qps) => (n * dim * 4 * qps) / 1e9;
-    const common = {
-      engine: 'horosvec',
-      engine_version: version,
-      backend,
-      kernel: stats.kernel ?? kernel,
-      threads: stats.threads,
-      params: {},
-      dataset: data.dataset,
-      n,
-      nq,
-      dim,
-      metric,
-      k,
-      build_s: round(buildS, 4),
-      add_s: round(buildS, 4),
-      index_s: null,
-      ground_truth: data.groundTruth,
-    };
-    const env = {
-      rss_mb: round(rssMb, 1),
-      bytes_per_vector: stats.vectorBytes / n,
-      ...envFields(),
-    };
-    const singleRec = {
-      ...common,
-      mode: stats.mode,
-      batch: 1,
-      recall_mean: round(singleRecall.mean, 6),
-      recall_min: round(singleRecall.min, 6),
-      recall_tie_tolerant: singleRecall.tie === null ? null : round(singleRecall.tie, 6),
-      qps: round(singleQps, 2),
-      p50_ms: round(percentile(singleLat, 0.5), 4),
-      p99_ms: round(percentile(singleLat, 0.99), 4),
-      latency_unit: 'query',
-      timed_searches: count,
-      scan_gbps: round(gbps(singleQps), 3),
-      ...env,
-    };
-    const batchRec = {
-      ...common,
-      mode: `${stats.mode}-batch`,
-      batch: B,
-      recall_mean: round(batchRecall.mean, 6),
-      recall_min: round(batchRecall.min, 6),
-      recall_tie_tolerant: batchRecall.tie === null ? null : round(batchRecall.tie, 6),
-      qps: round(batchQps, 2),
-      p50_ms: round(percentile(batchLat, 0.5), 4),
-      p99_ms: round(percentile(batchLat, 0.99), 4),
-      latency_unit: 'call',
-      timed_searches: batch.calls * B,
-      scan_gbps: round(gbps(batchQps), 3),
-      ...env,
-    };
-
-    if (opts.json) {
-      process.stdout.write(`${JSON.stringify(singleRec)}\n${JSON.stringify(batchRec)}\n`);
-      return;
-    }
-    const f = (x, d) => (x === null ? 'n/a' : x.toFixed(d));
-    const lines = [
-      `horosvec ${version} bench: ${common.dataset}`,
-      `  n ${n}  dim ${dim}  metric ${metric}  k ${k}  queries ${nq}`,
-      `  backend ${backend}  kernel ${singleRec.kernel}  mode ${stats.mode}  threads ${stats.threads}`,
-      `  build          ${buildS.toFixed(3)} s`,
-      `  ground truth   ${gtNote}`,
-      `  ${`recall@${k}`.padEnd(15)}mean ${f(singleRecall.mean, 4)}  min ${f(singleRecall.min, 4)}  tie-tolerant ${f(singleRecall.tie, 4)}` +
-        `  (batch: mean ${f(batchRecall.mean, 4)})`,
-      `  single query   ${singleQps.toFixed(1)} QPS  p50 ${singleRec.p50_ms.toFixed(3)} ms  p99 ${singleRec.p99_ms.toFixed(3)} ms` +
-        `  scan ${gbps(singleQps).toFixed(2)} GB/s  (${count} searches, warm-up ${opts.warmup})`,
-      `  ${`batch of ${B}`.padEnd(15)}${batchQps.toFixed(1)} QPS  (${(batchQps / singleQps).toFixed(2)}× single)` +
-        `  per call p50 ${batchRec.p50_ms.toFixed(3)} ms  p99 ${batchRec.p99_ms.toFixed(3)} ms  scan ${gbps(batchQps).toFixed(2)} GB/s`,
-      `  memory         rss ${rssMb.toFixed(0)} MB (whole process, loaded files included)  ${env.bytes_per_vector} bytes/vector stored`,
-    ];
-    process.stdout.write(`${lines.join('\n')}\n`);
-  } finally {
-    await col.close();
-  }
-}
-
-/** One record per ef point, for an index (horosvec's or hnswlib's). */
-function pointRecord(head, data, opts, ef, recall, single, tail) {
-  return {
-    ...head,
-    params: { ...head.params, ef },
-    dataset: data.dataset,
-    n: data.n,
-    nq: data.nq,
-    dim: data.dim,
-    metric: opts.metric,
-    k: opts.k,
-    batch: 1,
-    build_s: head.build_s,
-    recall_mean: round(recall.mean, 6),
-    recall_min: round(recall.min, 6),
-    recall_tie_tolerant: recall.tie === null ? null : round(recall.tie, 6),
-    qps: round(single.qps, 2),
-    qps_cpu: single.qpsCpu === undefined ? undefined : round(single.qpsCpu, 2),
-    p50_ms: round(percentile(single.lat, 0.5), 4),
-    p99_ms: round(percentile(single.lat, 0.99), 4),
-    latency_unit: 'query',
-    timed_searches: single.count,
-    warmup: opts.warmup,
-    ...tail,
-    rss_mb: round(process.memoryUsage().rss / 1e6, 1),
-    ...envFields(),
-  };
-}
-
-async function benchIndex(opts, data, bar, lib, showBars) {
-  const { Collection, backend, kernel, version } = lib;
-  const { k, metric } = opts;
-  const { n, nq, dim, qrows, gt } = data;
-  const col = Collection.create({ dim, metric });
-  try {
-    const rss0 = settledRss();
-    const cpu0 = process.cpuUsage();
-    const addS = await addRows(col, opts, data, bar);
-    const params = { R: opts.R, L: opts.L, alpha: opts.alpha, passes: opts.passes, bits: opts.bits, seed: opts.seed };
-    let ib = null;
-    const onProgress = (done, total) => {
-      if (ib === null) ib = bar('buildIndex', total, 'steps');
-      ib.update(done);
-    };
-    const ti = process.hrtime.bigint();
-    await col.buildIndex({ kind: 'vamana', ...params, ...(showBars ? { onProgress } : {}) });
-    const indexS = Number(process.hrtime.bigint() - ti) / 1e9;
-    const buildCpuS = cpuSeconds(cpu0);
-    if (ib !== null) ib.stop();
-    const rssDelta = settledRss() - rss0;
-    const stats = col.stats();
-    // bits left to the library's by-dimension default: record the width it chose (in the mode)
-    const chosen = /rabitq(\d)$/.exec(stats.mode);
-    if (params.bits === undefined && chosen !== null) params.bits = Number(chosen[1]);
-    const buildS = addS + indexS;
-    const budget = BigInt(Math.round(opts.seconds * 1e9));
-    const head = {
-      engine: 'horosvec',
-      engine_version: version,
-      backend,
-      mode: stats.mode,
-      kernel: stats.kernel ?? kernel,
-      threads: stats.threads,
-      params,
-      build_s: round(buildS, 4),
-      add_s: round(addS, 4),
-      index_s: round(indexS, 4),
-      build_cpu_s: round(buildCpuS, 3),
-      ground_truth: data.groundTruth,
-      ...binaryInfo(backend),
-    };
-    const memory = {
-      bytes_per_vector: stats.indexBytesPerVector,
-      vector_bytes_per_vector: stats.vectorBytes / n,
-      rss_build_delta_mb: round(rssDelta / 1e6, 1),
-      rss_build_bytes_per_vector: round(rssDelta / n, 1),
-    };
-    const recs = [];
-    for (const ef of opts.efs) {
-      const sopts = { k, ef, includeMetadata: false };
-      const recall = recallPass((q, ids, dists) => storeHits(col.searchSync(qrows[q], sopts), q, k, ids, dists), nq, k, gt, n, bar, `recall ef ${ef}`);
-      const single = timedSingle((q) => col.searchSync(qrows[q], sopts), nq, opts.warmup, budget);
-      const rec = pointRecord(head, data, opts, ef, recall, single, memory);
-      recs.push(rec);
-      if (opts.json) process.stdout.write(`${JSON.stringify(rec)}\n`);
-      if (opts.batchGiven) {
-        const B = opts.batch;
-        const bt = await timedBatch(col, qrows, sopts, B, budget, k, dim, gt, n, bar);
-        const brec = {
-          ...pointRecord({ ...head, mode: `${stats.mode}-batch` }, data, opts, ef, bt.recall, { qps: bt.qps, lat: bt.lat, count: bt.calls * B }, memory),
-          batch: B,
-          latency_unit: 'call',
-        };
-        if (opts.json) process.stdout.write(`${JSON.stringify(brec)}\n`);
-        else rec.batch_qps = brec.qps; // for the human table
-      }
-    }
-    if (!opts.json) {
-      const pr = params;
-      printIndexSummary(opts, data, {
-        title: `horosvec ${version} bench: ${data.dataset}`,
-        engineLine: `backend ${backend}  kernel ${head.kernel}  mode ${stats.mode}  threads ${stats.threads}`,
-        paramLine: `R ${pr.R}  L ${pr.L}  alpha ${pr.alpha}  passes ${pr.passes}  bits ${pr.bits}  seed ${pr.seed}`,
-        buildLine: `${buildS.toFixed(3)} s (add ${addS.toFixed(3)} s + buildIndex ${indexS.toFixed(3)} s)`,
-        memoryLine:
-          `${stats.indexBytesPerVector} bytes/vector walked (codes, factors, graph) + ${memory.vector_bytes_per_vector} stored float32; ` +
-          `rss ${recs.at(-1).rss_mb.toFixed(0)} MB, ${signed(memory.rss_build_delta_mb)} MB over add + buildIndex`,
-        recs,
-      });
-    }
-  } finally {
-    await col.close();
-  }
-}
-
-function signed(x) {
-  return `${x >= 0 ? '+' : ''}${x.toFixed(0)}`;
-}
-
-/** The recall–QPS table of an ef sweep (human mode). */
-function printIndexSummary(opts, data, s) {
-  const { k } = opts;
-  const f = (x, d) => (x === null || x === undefined ? 'n/a' : x.toFixed(d));
-  const withBatch = s.recs.some((r) => r.batch_qps !== undefined);
-  const lines = [
-    s.title,
-    `  n ${data.n}  dim ${data.dim}  metric ${opts.metric}  k ${k}  queries ${data.nq}`,
-    `  ${s.engineLine}`,
-    `  params         ${s.paramLine}`,
-    `  build          ${s.buildLine}`,
-    `  ground truth   ${data.gtNote}`,
-    `  memory         ${s.memoryLine}`,
-    `  single query, one at a time (warm-up ${opts.warmup}, ≥ ${opts.seconds} s per point; QPS/cpu-s: per CPU second of the process):`,
-    `  ${'ef'.padStart(6)}  ${`recall@${k}`.padStart(9)}  ${'min'.padStart(6)}  ${'tie-tol'.padStart(7)}  ${'QPS'.padStart(9)}  ${'QPS/cpu-s'.padStart(9)}  ${'p50 ms'.padStart(8)}  ${'p99 ms'.padStart(8)}` +
-      (withBatch ? `  ${`batch ${opts.batch} QPS`.padStart(14)}` : ''),
-  ];
-  for (const r of s.recs) {
-    lines.push(
-      `  ${String(r.params.ef).padStart(6)}  ${f(r.recall_mean, 4).padStart(9)}  ${f(r.recall_min, 2).padStart(6)}  ${f(r.recall_tie_tolerant, 4).padStart(7)}` +
-        `  ${f(r.qps, 1).padStart(9)}  ${f(r.qps_cpu, 1).padStart(9)}  ${f(r.p50_ms, 3).padStart(8)}  ${f(r.p99_ms, 3).padStart(8)}` +
-        (withBatch ? `  ${f(r.batch_qps, 1).padStart(14)}` : ''),
-    );
-  }
-  process.stdout.write(`${lines.join('\n')}\n`);
-}
-
-// ---- hnswlib --------------------------------------------------------------------------------
-
-function loadHnswlib() {
-  const require = createRequire(import.meta.url);
-  try {
-    const mod = require('hnswlib-node');
-    const pkg = require('hnswlib-node/package.json');
-    return { HierarchicalNSW: mod.HierarchicalNSW, version: pkg.version };
-  } catch (e) {
-    throw dataError(
-      'HV_IO',
-      `--engine hnswlib needs the hnswlib-node package (a dev dependency of the horosvec repository; run npm install at its root): ${String(e?.message).split('\n')[0]}`,
-    );
-  }
-}
-
-/**
- * hnswlib's memory per element from its layout (hnswalg.h): level-0 block (vector, 2M links and
- * their count, 8-byte label), upper-level links (M links + count on an expected 1/(M−1) levels),
- * the linkLists_ pointer, element_levels_ entry, one std::mutex (40 bytes on Linux x86-64) and
- * one label_lookup_ hash node with its bucket (≈ 32 bytes). Fixed-size parts (65,536 label locks,
- * visited lists) are left out.
- */
-function hnswBytesPerVector(dim, M) {
-  const parts = {
-    vector: dim * 4,
-    level0_links: 2 * M * 4 + 4,
-    label: 8,
-    upper_links: round((M * 4 + 4) / (M - 1), 2),
-    link_list_pointer: 8,
-    element_level: 4,
-    mutex: 40,
-    label_map: 32,
-  };
-  const total = Object.values(parts).reduce((s, x) => s + x, 0);
-  return { total: round(total, 2), parts };
-}
-
-async function benchHnswlib(opts, data, bar, hnswlib) {
-  const { k, metric } = opts;
-  const { n, nq, dim, baseData, qrows, gt } = data;
-  const space = HNSW_SPACES[metric];
-  // hnswlib distances → horosvec's convention (for the tie-tolerant recall): ip is 1 − q·x there.
-  const toOurs = metric === 'ip' ? (d) => d - 1 : (d) => d;
-
-  const rss0 = settledRss();
-  const b = bar('addPoint', n, 'vectors');
-  const cpu0 = process.cpuUsage();
-  const tb = process.hrtime.bigint();
-  const index = new hnswlib.HierarchicalNSW(space, dim);
-  index.initIndex(n, opts.M, opts.efConstruction, opts.seed);
-  const row = new Array(dim).fill(0); // the binding takes number[]; one array reused
-  for (let i = 0; i < n; i++) {
-    const o = i * dim;
-    for (let j = 0; j < dim; j++) row[j] = baseData[o + j];
-    index.addPoint(row, i);
-    if ((i & 1023) === 1023 || i === n - 1) b.update(i + 1);
-  }
-  const buildS = Number(process.hrtime.bigint() - tb) / 1e9;
-  const buildCpuS = cpuSeconds(cpu0);
-  b.stop();
-  const rssDelta = settledRss() - rss0;
-
-  // Queries as number[], converted before any timed loop.
-  const qarr = qrows.map((q) => Array.from(q));
-  const budget = BigInt(Math.round(opts.seconds * 1e9));
-  const est = hnswBytesPerVector(dim, opts.M);
-  const head = {
-    engine: 'hnswlib',
-    engine_version: hnswlib.version,
-    backend: 'native',
-    mode: 'hnsw',
-    kernel: 'hnswlib-simd',
-    kernel_detail: 'hnswlib compiled by node-gyp with its default flags (no -march): SSE distance kernels',
-    threads: 1,
-    params: { M: opts.M, efConstruction: opts.efConstruction, seed: opts.seed },
-    build_s: round(buildS, 4),
-    add_s: round(buildS, 4),
-    index_s: null,
-    build_cpu_s: round(buildCpuS, 3),
-    ground_truth: data.groundTruth,
-  };
-  const memory = {
-    bytes_per_vector: est.total,
-    bytes_per_vector_parts: est.parts,
-    rss_build_delta_mb: round(rssDelta / 1e6, 1),
-    rss_build_bytes_per_vector: round(rssDelta / n, 1),
-  };
-  const recs = [];
-  for (const ef of opts.efs) {
-    index.setEf(ef);
-    const recall = recallPass(
-      (q, ids, dists) => {
-        const r = index.searchKnn(qarr[q], k);
-        for (let j = 0; j < k; j++) {
-          ids[q * k + j] = j < r.neighbors.length ? r.neighbors[j] : -1;
-          dists[q * k + j] = j < r.distances.length ? toOurs(r.distances[j]) : Infinity;
-        }
-      },
-      nq,
-      k,
-      gt,
-      n,
-      bar,
-      `recall ef ${ef}`,
-    );
-    const single = timedSingle((q) => index.searchKnn(qarr[q], k), nq, opts.warmup, budget);
-    const rec = pointRecord(head, data, opts, ef, recall, single, memory);
-    recs.push(rec);
-    if (opts.json) process.stdout.write(`${JSON.stringify(rec)}\n`);
-  }
-  if (!opts.json) {
-    printIndexSummary(opts, data, {
-      title: `hnswlib-node ${hnswlib.version} bench: ${data.dataset}`,
-      engineLine: `backend native  kernel hnswlib-simd (SSE, default node-gyp flags)  mode hnsw  threads 1`,
-      paramLine: `M ${opts.M}  efConstruction ${opts.efConstruction}  seed ${opts.seed}`,
-      buildLine: `${buildS.toFixed(3)} s (addPoint per row, one thread)`,
-      memoryLine: `≈ ${est.total} bytes/vector by hnswlib's layout; rss ${signed(memory.rss_build_delta_mb)} MB over the build (${memory.rss_build_bytes_per_vector} bytes/vector)`,
-      recs,
-    });
-  }
-}
 
 function round(x, d) {
   if (!Number.isFinite(x)) return null;
   const m = 10 ** d;
   return Math.round(x * m) / m;
+}
+
+const signed = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(0)}`;
+
+/** Progress bars on a TTY stderr (`bar(label, total, unit)`, cli-progress); no-ops otherwise. */
+async function progress(enabled) {
+  const none = { update() {}, stop() {} };
+  let cliProgress = null;
+  if (enabled) cliProgress = (await import('cli-progress').catch(() => null))?.default ?? null;
+  if (cliProgress === null) return () => none;
+  return (label, total, unit) => {
+    const format = `${label.padEnd(14)} [{bar}] {percentage}% | {value}/{total} ${unit} | {duration_formatted}`;
+    const bar = new cliProgress.SingleBar({ format, stream: process.stderr, hideCursor: true, clearOnComplete: true, barsize: 30 }, cliProgress.Presets.shades_classic);
+    bar.start(total, 0);
+    return bar;
+  };
+}
+
+/** Fields describing the run's machine and revision, common to every record. */
+function envFields() {
+  const { git_rev, git_dirty, date } = provenance();
+  return { storage: 'memory', git_rev, git_dirty, date, cpu: os.cpus()[0]?.model ?? null, cores: os.cpus().length, node: process.version, load_avg_1m: round(os.loadavg()[0], 2) };
+}
+
+// ---- data -------------------------------------------------------------------------------------
+
+/** The vectors (bench/datasets.mjs), the queries as rows (`qrows`) and the ground truth (file or brute force). */
+function loadData(opts, bar) {
+  const mb = (p) => Math.max(1, Math.round((statSync(p, { throwIfNoEntry: false })?.size ?? 0) / 1e6));
+  const b = bar('loading', mb(opts.base) + mb(opts.queries), 'MB');
+  let done = 0;
+  const data = readVectorFiles(opts.base, opts.queries, { n: opts.n, nq: opts.nq, onRead: (p) => b.update((done += mb(p))) });
+  b.stop();
+  if (opts.k > data.n) throw coded('HV_INVALID_ARGUMENT', `--k ${opts.k} exceeds the ${data.n} base rows`);
+  // a prefix (--n) invalidates the file's ground truth
+  const gtPath = opts.n === null ? opts.gt : undefined;
+  const why = opts.n !== null && opts.gt !== undefined ? `--n ${data.n} makes ${basename(opts.gt)} invalid` : 'no --gt given';
+  const { gt, note, source } = groundTruthFor(data, { gtPath, k: opts.k, metric: opts.metric, why, bar });
+  const qrows = Array.from({ length: data.nq }, (_, q) => data.queries.subarray(q * data.dim, (q + 1) * data.dim));
+  return { ...data, qrows, gt, gtNote: note, groundTruth: source, dataset: `${basename(dirname(resolve(opts.base)))}/${basename(opts.base)}` };
+}
+
+// ---- measurement ------------------------------------------------------------------------------
+
+/** Recall over every query, one after another (searchHits). */
+function recallPass(h, data, k, ef, bar, label) {
+  const b = bar(label, data.nq, 'queries');
+  const hits = data.qrows.map((q, i) => {
+    if ((i & 15) === 15 || i === data.nq - 1) b.update(i + 1);
+    return h.searchHits(q, k, ef);
+  });
+  b.stop();
+  return recallOfHits(hits, k, data.gt, data.n);
+}
+
+/** Single-query throughput: warm-up, then searchHits cycling over the queries for ≥ --seconds. */
+function timedSingle(h, data, opts, ef) {
+  return timeLoop((i) => h.searchHits(data.qrows[i], opts.k, ef), { nq: data.nq, seconds: opts.seconds, warmup: opts.warmup, cpu: true });
+}
+
+/**
+ * Batch throughput: searchBatch calls of `B` consecutive queries, cycling (every call full size),
+ * after one untimed call; the first answer to each query feeds the batch recall (the queries no
+ * timed call reached are answered afterwards). `{ t (per call), qps (queries/s), recall }`.
+ */
+async function timedBatch(h, data, opts, ef, bar) {
+  const { nq, dim, qrows } = data;
+  const B = opts.batch;
+  const ext = new Float32Array((nq + B) * dim);
+  for (let r = 0; r < nq + B; r++) ext.set(qrows[r % nq], r * dim);
+  const hits = new Array(nq);
+  let unseen = nq;
+  const record = (offset, res) => {
+    for (let j = 0; j < res.length; j++) {
+      const q = (offset + j) % nq;
+      if (hits[q] === undefined) (hits[q] = res[j]), unseen--;
+    }
+  };
+  const call = (offset) => h.searchBatch(ext.subarray(offset * dim, (offset + B) * dim), opts.k, ef);
+  record(0, await call(0));
+  const t = await timeLoop(
+    async (i) => {
+      const offset = ((i + 1) * B) % nq;
+      const res = await call(offset);
+      if (unseen > 0) record(offset, res);
+    },
+    { seconds: opts.seconds },
+  );
+  if (unseen > 0) {
+    const b = bar('batch recall', nq, 'queries');
+    for (let s = 0; s < nq; s += B) {
+      if (hits.slice(s, s + B).includes(undefined)) record(s, await call(s));
+      b.update(nq - unseen);
+    }
+    b.stop();
+  }
+  return { t, qps: t.qps * B, recall: recallOfHits(hits, opts.k, data.gt, data.n) };
+}
+
+// ---- bench ------------------------------------------------------------------------------------
+
+const HNSW_KERNEL_DETAIL = 'hnswlib compiled by node-gyp with its default flags (no -march): SSE distance kernels';
+const HNSW_LOAD_HELP = '--engine hnswlib needs the hnswlib-node package (a dev dependency of the horosvec repository; run npm install at its root)';
+
+/** Loads the engine and the data, builds, measures every point, prints the records or a summary. */
+async function bench(opts) {
+  const showBars = Boolean(process.stderr.isTTY) && !opts.json;
+  const bar = await progress(showBars);
+  const engine = ENGINE_TABLE[opts.engine];
+  const info = await engine.load().catch((e) => {
+    throw opts.engine === 'hnswlib' ? coded('HV_IO', `${HNSW_LOAD_HELP}: ${String(e?.message).split('\n')[0]}`) : e;
+  });
+  const data = loadData(opts, bar);
+  const run = await build(engine, data, opts, bar, showBars);
+  try {
+    const recordsOf = recordMaker(opts, data, engine, info, run);
+    const points = [];
+    for (const ef of run.exact ? [undefined] : opts.efs) {
+      const p = await measurePoint(run.h, data, opts, ef, run.exact, bar);
+      p.records = recordsOf(p);
+      if (opts.json) process.stdout.write(p.records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+      points.push(p);
+    }
+    if (!opts.json) process.stdout.write(`${summary(opts, data, info, run, points).join('\n')}\n`);
+  } finally {
+    await run.h.close();
+  }
+}
+
+/**
+ * The engine's build (bench/lib/engines.mjs: horosvec adds in chunks of ADD_CHUNK rows, then
+ * buildIndex; hnswlib addPoint per row), timed by the engine; the process's CPU seconds over it
+ * and, for an index, the RSS it adds (after a GC on both sides).
+ */
+async function build(engine, data, opts, bar, showBars) {
+  const hnsw = opts.engine === 'hnswlib';
+  const mode = hnsw ? 'hnsw' : (opts.index ?? 'exact');
+  const exact = mode === 'exact';
+  const params = hnsw ? { M: opts.M, efConstruction: opts.efConstruction, seed: opts.seed } : exact ? {} : { R: opts.R, L: opts.L, alpha: opts.alpha, passes: opts.passes, bits: opts.bits, seed: opts.seed };
+  let pb = null;
+  const onProgress = (stage, done, total) => {
+    if (pb?.stage !== stage) {
+      pb?.stop();
+      pb = Object.assign(bar(stage === 'add' ? (hnsw ? 'addPoint' : 'adding') : 'buildIndex', total, stage === 'add' ? 'vectors' : 'steps'), { stage });
+    }
+    pb.update(done);
+  };
+  const rss0 = exact ? 0 : settledRss();
+  const cpu0 = process.cpuUsage();
+  const h = await engine.build(data, opts.metric, mode, params, { chunk: ADD_CHUNK, rowByRow: true, ...(showBars ? { onProgress } : {}) }).catch((e) => {
+    // name the file and the base row
+    const m = /^(HV_[A-Z_]+): vector (\d+) (.*)$/s.exec(e?.message ?? '');
+    throw m ? coded(m[1], `${opts.base}: base row ${m[2]} ${m[3]}`) : e;
+  });
+  const buildCpuS = cpuSeconds(cpu0);
+  pb?.stop();
+  const rssDelta = exact ? 0 : settledRss() - rss0;
+  // bits left to the library's by-dimension default: record the width it chose (in the mode)
+  const chosen = /rabitq(\d)$/.exec(h.stats?.mode ?? '');
+  if (!hnsw && !exact && params.bits === undefined && chosen !== null) params.bits = Number(chosen[1]);
+  const addS = hnsw ? h.build_s : h.add_s;
+  return { h, hnsw, exact, params, addS, indexS: hnsw ? null : h.index_s, buildS: addS + (h.index_s ?? 0), buildCpuS, rssDelta };
+}
+
+/** One measured point: single-query recall and timing, and the batch when asked for (always for exact search). */
+async function measurePoint(h, data, opts, ef, exact, bar) {
+  // exact: timing, then the recall pass; an index: the recall pass (which also converts hnswlib's queries), then timing
+  let single = exact ? await timedSingle(h, data, opts, ef) : null;
+  const recall = recallPass(h, data, opts.k, ef, bar, exact ? 'recall pass' : `recall ef ${ef}`);
+  single ??= await timedSingle(h, data, opts, ef);
+  const batch = exact || opts.batchGiven ? await timedBatch(h, data, opts, ef, bar) : null;
+  return { ef, recall, single, batch };
+}
+
+/**
+ * `(point) → records`: the single-query record, then the batch record if measured. The fields are
+ * those of the records in bench-results/ef-sweep/ (scripts/compare.mjs and bench/readme.mjs read them).
+ */
+function recordMaker(opts, data, engine, info, run) {
+  const { h, hnsw, exact, params } = run;
+  const { n, dim } = data;
+  const st = h.stats ?? {};
+  const backend = info.backend ?? engine.backend;
+  const kernel = hnsw ? 'hnswlib-simd' : (h.kernel ?? info.kernel);
+  const dataFields = { dataset: data.dataset, n, nq: data.nq, dim, metric: opts.metric, k: opts.k };
+  const builds = { build_s: round(run.buildS, 4), add_s: round(run.addS, 4), index_s: run.indexS === null ? null : round(run.indexS, 4) };
+  const r6 = (x) => round(x, 6);
+  const measured = (recall, t, b, qps, cpu) => ({
+    recall_mean: r6(recall.mean),
+    recall_min: r6(recall.min),
+    recall_tie_tolerant: recall.tie === null ? null : r6(recall.tie),
+    qps: round(qps, 2),
+    ...(cpu ? { qps_cpu: t.cpu_s > 0 ? round(t.calls / t.cpu_s, 2) : null } : {}),
+    p50_ms: t.p50_ms,
+    p99_ms: t.p99_ms,
+    latency_unit: b === 1 ? 'query' : 'call',
+    timed_searches: t.calls * b,
+  });
+  if (exact) {
+    const head = { engine: 'horosvec', engine_version: info.version, backend, kernel, threads: st.threads, params: {}, ...dataFields, ...builds, ground_truth: data.groundTruth };
+    return ({ recall, single, batch }) => {
+      const env = { rss_mb: round(process.memoryUsage().rss / 1e6, 1), bytes_per_vector: st.vectorBytes / n, ...envFields() };
+      const rec = (mode, b, r, t, qps) => ({ ...head, mode, batch: b, ...measured(r, t, b, qps, false), scan_gbps: round(scanGbps(n, dim, qps), 3), ...env });
+      return [rec('exact', 1, recall, single, single.qps), rec('exact-batch', opts.batch, batch.recall, batch.t, batch.qps)];
+    };
+  }
+  const head = {
+    engine: opts.engine,
+    engine_version: info.version,
+    backend,
+    mode: h.mode ?? 'hnsw',
+    kernel,
+    ...(hnsw ? { kernel_detail: HNSW_KERNEL_DETAIL } : {}),
+    threads: h.threads,
+    params,
+    ...builds,
+    build_cpu_s: round(run.buildCpuS, 3),
+    ground_truth: data.groundTruth,
+    ...(hnsw ? {} : binaryInfo(backend)),
+  };
+  const est = hnsw ? engine.layoutBytesPerVector(dim, opts.M) : null;
+  const memory = {
+    bytes_per_vector: hnsw ? est.total : st.indexBytesPerVector,
+    ...(hnsw ? { bytes_per_vector_parts: est.parts } : { vector_bytes_per_vector: st.vectorBytes / n }),
+    rss_build_delta_mb: round(run.rssDelta / 1e6, 1),
+    rss_build_bytes_per_vector: round(run.rssDelta / n, 1),
+  };
+  const rec = (ef, mode, b, r, t, qps) => ({ ...head, mode, params: { ...params, ef }, ...dataFields, batch: b, ...measured(r, t, b, qps, b === 1), warmup: opts.warmup, ...memory, rss_mb: round(process.memoryUsage().rss / 1e6, 1), ...envFields() });
+  return ({ ef, recall, single, batch }) => [rec(ef, head.mode, 1, recall, single, single.qps), ...(batch ? [rec(ef, `${head.mode}-batch`, opts.batch, batch.recall, batch.t, batch.qps)] : [])];
+}
+
+/** Scan rate of exact search: n × dim × 4 bytes per query, GB/s. */
+const scanGbps = (n, dim, qps) => (n * dim * 4 * qps) / 1e9;
+
+/** The human summary: exact search's two lines, or an index's recall–QPS table. */
+function summary(opts, data, info, run, points) {
+  const { k } = opts;
+  const { n, dim } = data;
+  const f = (x, d) => (x === null || x === undefined ? 'n/a' : x.toFixed(d));
+  const [s, b] = points[0].records;
+  const lines = [`${run.hnsw ? 'hnswlib-node' : 'horosvec'} ${info.version} bench: ${data.dataset}`, `  n ${n}  dim ${dim}  metric ${opts.metric}  k ${k}  queries ${data.nq}`];
+  if (run.exact) {
+    const { recall: r, batch } = points[0];
+    const gb = (qps) => scanGbps(n, dim, qps).toFixed(2);
+    return [
+      ...lines,
+      `  backend ${s.backend}  kernel ${s.kernel}  mode exact  threads ${s.threads}`,
+      `  build          ${run.buildS.toFixed(3)} s`,
+      `  ground truth   ${data.gtNote}`,
+      `  ${`recall@${k}`.padEnd(15)}mean ${f(r.mean, 4)}  min ${f(r.min, 4)}  tie-tolerant ${f(r.tie, 4)}  (batch: mean ${f(batch.recall.mean, 4)})`,
+      `  single query   ${s.qps.toFixed(1)} QPS  p50 ${s.p50_ms.toFixed(3)} ms  p99 ${s.p99_ms.toFixed(3)} ms  scan ${gb(s.qps)} GB/s  (${s.timed_searches} searches, warm-up ${opts.warmup})`,
+      `  ${`batch of ${opts.batch}`.padEnd(15)}${b.qps.toFixed(1)} QPS  (${(b.qps / s.qps).toFixed(2)}× single)  per call p50 ${b.p50_ms.toFixed(3)} ms  p99 ${b.p99_ms.toFixed(3)} ms  scan ${gb(b.qps)} GB/s`,
+      `  memory         rss ${s.rss_mb.toFixed(0)} MB (whole process, loaded files included)  ${s.bytes_per_vector} bytes/vector stored`,
+    ];
+  }
+  const p = run.params;
+  const last = points.at(-1).records[0];
+  const memory = run.hnsw
+    ? `≈ ${s.bytes_per_vector} bytes/vector by hnswlib's layout; rss ${signed(s.rss_build_delta_mb)} MB over the build (${s.rss_build_bytes_per_vector} bytes/vector)`
+    : `${s.bytes_per_vector} bytes/vector walked (codes, factors, graph) + ${s.vector_bytes_per_vector} stored float32; rss ${last.rss_mb.toFixed(0)} MB, ${signed(s.rss_build_delta_mb)} MB over add + buildIndex`;
+  lines.push(
+    run.hnsw ? '  backend native  kernel hnswlib-simd (SSE, default node-gyp flags)  mode hnsw  threads 1' : `  backend ${s.backend}  kernel ${s.kernel}  mode ${s.mode}  threads ${s.threads}`,
+    `  params         ${run.hnsw ? `M ${p.M}  efConstruction ${p.efConstruction}  seed ${p.seed}` : `R ${p.R}  L ${p.L}  alpha ${p.alpha}  passes ${p.passes}  bits ${p.bits}  seed ${p.seed}`}`,
+    `  build          ${run.buildS.toFixed(3)} s ${run.hnsw ? '(addPoint per row, one thread)' : `(add ${run.addS.toFixed(3)} s + buildIndex ${run.indexS.toFixed(3)} s)`}`,
+    `  ground truth   ${data.gtNote}`,
+    `  memory         ${memory}`,
+    `  single query, one at a time (warm-up ${opts.warmup}, ≥ ${opts.seconds} s per point; QPS/cpu-s: per CPU second of the process):`,
+    `  ${'ef'.padStart(6)}  ${`recall@${k}`.padStart(9)}  ${'min'.padStart(6)}  ${'tie-tol'.padStart(7)}  ${'QPS'.padStart(9)}  ${'QPS/cpu-s'.padStart(9)}  ${'p50 ms'.padStart(8)}  ${'p99 ms'.padStart(8)}` +
+      (opts.batchGiven ? `  ${`batch ${opts.batch} QPS`.padStart(14)}` : ''),
+  );
+  for (const { records: [r, rb] } of points) {
+    lines.push(
+      `  ${String(r.params.ef).padStart(6)}  ${f(r.recall_mean, 4).padStart(9)}  ${f(r.recall_min, 2).padStart(6)}  ${f(r.recall_tie_tolerant, 4).padStart(7)}` +
+        `  ${f(r.qps, 1).padStart(9)}  ${f(r.qps_cpu, 1).padStart(9)}  ${f(r.p50_ms, 3).padStart(8)}  ${f(r.p99_ms, 3).padStart(8)}` +
+        (rb ? `  ${f(rb.qps, 1).padStart(14)}` : ''),
+    );
+  }
+  return lines;
 }
 
 // ---- entry point ----------------------------------------------------------------------------
@@ -1002,18 +503,7 @@ export async function runBench(argv) {
 }
 
 /** Prints `e` as the tool does (`horosvec: …`, the usage line after a usage error); the exit code. */
-export function reportError(e) {
-  if (e && e.usage === true) {
-    process.stderr.write(`horosvec: ${e.message}\n${SHORT_USAGE}\n`);
-    return 2;
-  }
-  const code = e && typeof e.code === 'string' && e.code.startsWith('HV_') ? e.code : 'HV_INTERNAL';
-  let msg = String(e && e.message !== undefined ? e.message : e);
-  if (msg.startsWith(`${code}: `)) msg = msg.slice(code.length + 2);
-  process.stderr.write(`horosvec: ${code}: ${msg}\n`);
-  if (process.env.HOROSVEC_DEBUG && e && e.stack) process.stderr.write(`${e.stack}\n`);
-  return 1;
-}
+export const reportError = (e) => printError(e, SHORT_USAGE);
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   runBench(process.argv.slice(2)).then(

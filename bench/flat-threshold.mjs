@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import os from 'node:os';
 import * as hv from 'horosvec';
 import { loadDataset } from './datasets.mjs';
+import { timeLoop } from './lib/protocol.mjs';
 import { provenance } from './lib/provenance.mjs';
 const { values } = parseArgs({
   options: {
@@ -32,18 +33,11 @@ const { dim } = base;
 const k = Number(values.k);
 const ef = Number(values.ef);
 const nq = Math.min(Number(values.nq), qs.n);
-const budgetNs = BigInt(Math.round(Number(values.seconds) * 1e9));
 const qrows = [...Array(nq).keys()].map((i) => qs.data.slice(i * dim, (i + 1) * dim));
 
-function timed(search) {
-  for (let i = 0; i < 50; i++) search(qrows[i % nq]);
-  const t0 = process.hrtime.bigint();
-  let count = 0;
-  while (process.hrtime.bigint() - t0 < budgetNs) {
-    search(qrows[count % nq]);
-    count++;
-  }
-  return count / (Number(process.hrtime.bigint() - t0) / 1e9);
+/** Single-query QPS of `search` (bench/lib/protocol.mjs's timing loop: 50 warm-up calls, then ≥ --seconds). */
+async function timed(search) {
+  return (await timeLoop((i) => search(qrows[i]), { nq, seconds: Number(values.seconds), warmup: 50 })).qps;
 }
 
 const rows = [];
@@ -58,8 +52,8 @@ for (const n of values.sizes.split(',').map(Number).filter((x) => x <= base.n)) 
     const want = new Set(col.searchSync(q, flatOpts).map((h) => h.id));
     for (const h of col.searchSync(q, graphOpts)) if (want.has(h.id)) hit++;
   }
-  const flatQps = timed((q) => col.searchSync(q, flatOpts));
-  const graphQps = timed((q) => col.searchSync(q, graphOpts));
+  const flatQps = await timed((q) => col.searchSync(q, flatOpts));
+  const graphQps = await timed((q) => col.searchSync(q, graphOpts));
   const rec = {
     bench: 'flat-threshold',
     engine: 'horosvec',

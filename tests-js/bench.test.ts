@@ -2,12 +2,13 @@
 // sample, every sweep and engine, into a temporary results folder (<sweep>/<rev>.jsonl); then
 // `npm run bench:report` over its records. Checks that every sweep produced well-formed records and
 // that no engine was dropped silently (each is measured or skipped with a reason). Never checks
-// speed. Then bench/compare.mjs over the committed records (bench-results/).
+// speed. Then bench/compare.mjs over the committed records (bench-results/), and the one timing
+// loop (bench/lib/protocol.mjs) that the matrix and bench/ef-sweep.mjs share.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -139,5 +140,31 @@ describe('bench/compare.mjs over the committed records', () => {
   it('exits 1 without records at the head revision, 2 on a bad option', () => {
     expect(spawnSync(process.execPath, ['bench/compare.mjs', '--head', '0000000'], { cwd: ROOT, encoding: 'utf8' }).status).toBe(1);
     expect(spawnSync(process.execPath, ['bench/compare.mjs', '--bogus'], { cwd: ROOT, encoding: 'utf8' }).status).toBe(2);
+  });
+});
+
+describe('bench/lib/protocol.mjs timeLoop: the one timing loop (the matrix and bench/ef-sweep.mjs)', () => {
+  type Timed = { qps: number; p50_ms: number; p99_ms: number; calls: number; seconds: number; cpu_s?: number };
+  type TimeLoop = (one: (i: number) => unknown, o: { nq?: number; seconds?: number; warmup?: number; cpu?: boolean }) => Promise<Timed>;
+
+  it('runs the warm-up untimed, then numbers the calls from 0 modulo nq, at least one; cpu_s only when asked', async () => {
+    const { timeLoop } = (await import(pathToFileURL(join(ROOT, 'bench/lib/protocol.mjs')).href)) as { timeLoop: TimeLoop };
+    const seen: number[] = [];
+    const t = await timeLoop((i) => seen.push(i), { nq: 3, seconds: 0, warmup: 4 });
+    expect(seen).toEqual([0, 1, 2, 0, 0]);
+    expect(t.calls).toBe(1);
+    expect(t).not.toHaveProperty('cpu_s');
+    const c = await timeLoop(async () => {}, { seconds: 0.05, cpu: true });
+    expect(c.calls).toBeGreaterThan(1);
+    expect(c.seconds).toBeGreaterThanOrEqual(0.05);
+    expect(typeof c.cpu_s).toBe('number');
+    expect(c.p99_ms).toBeGreaterThanOrEqual(c.p50_ms);
+  });
+
+  it('bench/ef-sweep.mjs has no clock, percentile or hnswlib runner of its own', () => {
+    const src = readFileSync(join(ROOT, 'bench', 'ef-sweep.mjs'), 'utf8');
+    expect(src).not.toMatch(/HierarchicalNSW|hrtime|performance\.now|percentile\(|searchKnn\(/);
+    expect(src).toMatch(/from '\.\/lib\/engines\.mjs'/);
+    expect(src).toMatch(/timeLoop\(/);
   });
 });

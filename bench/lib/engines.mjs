@@ -13,7 +13,19 @@
 //     close()
 //   efs                  whether `ef` means anything (exact engines: no)
 //
-// Vectors come in as `n × dim` row-major Float32Array; ids are the row numbers.
+// Vectors come in as `n × dim` row-major Float32Array; ids are the row numbers. `ctx.dir` is a
+// scratch folder (the matrix always gives one). What bench/ef-sweep.mjs (one engine, one dataset)
+// uses beyond the matrix, on horosvec and hnswlib only:
+//   ctx.chunk            horosvec: rows per add call (default all in one); an add error names the
+//                        row of `data.base` ("vector <row>"), not the row within the chunk
+//   ctx.onProgress(stage, done, total)  progress of the build, stage 'add' or 'index'
+//   ctx.dir              hnswlib: optional (without it the index is not saved; bytesPerVector null)
+//   ctx.rowByRow         hnswlib: rows converted to number[] one at a time inside the timed build
+//                        (no converted copy of the base held: the RSS growth is the index's)
+//   handle.searchHits(q, k, ef)   → `{ id, distance }[]`, distances in horosvec's convention
+//                                   (lower is closer; ip: −q·x), for the tie-tolerant recall
+//   handle.searchBatch(queries, k, ef) → Promise of one hit list per query (horosvec only)
+//   handle.add_s, index_s, stats  horosvec: add and buildIndex seconds, the collection's stats()
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpus } from 'node:os';
@@ -29,6 +41,15 @@ const dirSize = (d, keep = () => true) => readdirSync(d).filter(keep).reduce((s,
 
 const VAMANA = { R: 32, L: 64, alpha: 1.1, passes: 1, seed: 42 };
 
+/** An add error about "vector i" of a chunk starting at row `at`, renumbered to row at + i. */
+function rowError(e, at) {
+  const m = /^(HV_[A-Z_]+): vector (\d+) (.*)$/s.exec(e?.message ?? '');
+  if (m === null) return e;
+  const r = new Error(`${m[1]}: vector ${at + Number(m[2])} ${m[3]}`);
+  r.code = e.code ?? m[1];
+  return r;
+}
+
 function horosvec(backend) {
   let hv = null;
   return {
@@ -37,7 +58,8 @@ function horosvec(backend) {
     modes: backend === 'native' ? ['exact', 'vamana', 'vamana-rabitq1', 'vamana-rabitq4', 'vamana-exact', 'segmented-vamana-rabitq1'] : ['exact', 'vamana', 'vamana-rabitq1'],
     async load() {
       hv = backend === 'native' ? await import('horosvec') : await import('horosvec/wasm');
-      return { version: hv.version, kernel: hv.kernel };
+      // `backend`: the one loaded (HOROSVEC_FORCE_WASM=1 makes 'horosvec' the wasm build)
+      return { version: hv.version, kernel: hv.kernel, backend: hv.backend };
     },
     unsupported: () => null,
     openMethod: 'Collection.fromBytes: reads and decodes the whole snapshot',
@@ -49,6 +71,7 @@ function horosvec(backend) {
       const bits = { 'vamana-rabitq1': 1, 'vamana-rabitq4': 4, 'segmented-vamana-rabitq1': 1 }[mode];
       const p = mode === 'exact' ? {} : { ...VAMANA, ...(bits ? { bits } : {}), ...params };
       const t0 = performance.now();
+      let t1 = null;
       let col;
       if (mode === 'segmented-vamana-rabitq1') {
         col = await hv.Collection.open(ctx.dir, { dim: data.dim, metric, maxMutableRecords: 10_000_000, durability: 'normal' });
@@ -59,10 +82,20 @@ function horosvec(backend) {
         await col.seal();
       } else {
         col = hv.Collection.create({ dim: data.dim, metric });
-        await col.add(ids(data.n), data.base);
-        if (mode !== 'exact') await col.buildIndex({ R: p.R, L: p.L, alpha: p.alpha, passes: p.passes, bits: p.bits, seed: p.seed });
+        const chunk = ctx.chunk ?? data.n;
+        for (let at = 0; at < data.n; at += chunk) {
+          const m = Math.min(chunk, data.n - at);
+          await col.add(ids(m, at), chunk >= data.n ? data.base : data.base.subarray(at * data.dim, (at + m) * data.dim)).catch((e) => {
+            throw at === 0 ? e : rowError(e, at);
+          });
+          ctx.onProgress?.('add', at + m, data.n);
+        }
+        t1 = performance.now();
+        const onProgress = ctx.onProgress ? { onProgress: (done, total) => ctx.onProgress('index', done, total) } : {};
+        if (mode !== 'exact') await col.buildIndex({ R: p.R, L: p.L, alpha: p.alpha, passes: p.passes, bits: p.bits, seed: p.seed, ...onProgress });
       }
-      const build_s = (performance.now() - t0) / 1000;
+      const t2 = performance.now();
+      const build_s = (t2 - t0) / 1000;
       const s = col.stats();
       const expect = mode === 'exact' ? 'exact' : mode.replace('segmented-', '');
       if (!s.mode.endsWith(expect) && !(mode === 'vamana' && s.mode.startsWith('vamana-'))) throw new Error(`asked for mode ${mode}, the collection reports ${s.mode}`);
@@ -83,6 +116,11 @@ function horosvec(backend) {
         api: native ? 'searchSync; clients: search (Promise)' : 'searchSync',
         search: (q, k, ef) => col.searchSync(q, exact ? { k, exact: true } : { k, ef }).map((x) => x.id),
         searchAsync: native ? (q, k, ef) => col.search(q, exact ? { k, exact: true } : { k, ef }).then((h) => h.map((x) => x.id)) : undefined,
+        searchHits: (q, k, ef) => col.searchSync(q, exact ? { k, exact: true, includeMetadata: false } : { k, ef, includeMetadata: false }),
+        searchBatch: (qs, k, ef) => col.searchBatch(qs, exact ? { k, exact: true, includeMetadata: false } : { k, ef, includeMetadata: false }),
+        add_s: t1 === null ? null : (t1 - t0) / 1000,
+        index_s: t1 === null || exact ? null : (t2 - t1) / 1000,
+        stats: s,
         async save(dir) {
           const f = join(dir, 'horosvec.snapshot');
           writeFileSync(f, await col.toBytes());
@@ -118,37 +156,69 @@ const hnswlib = {
   efs: () => true,
   async build(data, metric, _mode, params, ctx) {
     const p = { M: 16, efConstruction: 200, seed: 42, ...params };
-    // hnswlib-node takes number[] only: converted before the clock starts
-    const rows = Array.from({ length: data.n }, (_, i) => Array.from(data.base.subarray(i * data.dim, (i + 1) * data.dim)));
+    // hnswlib-node takes number[] only: converted before the clock starts; with ctx.rowByRow
+    // (bench/ef-sweep.mjs, which measures the build's RSS growth) each row is copied into one
+    // reused number[] just before its addPoint instead, inside the clock, so that no converted
+    // copy of the base is held
+    const { dim, base } = data;
+    const rows = ctx.rowByRow ? null : Array.from({ length: data.n }, (_, i) => Array.from(base.subarray(i * dim, (i + 1) * dim)));
+    const row = rows === null ? new Array(dim).fill(0) : null;
     const t0 = performance.now();
-    const index = new this.lib.HierarchicalNSW(HNSW_SPACE[metric], data.dim);
+    const index = new this.lib.HierarchicalNSW(HNSW_SPACE[metric], dim);
     index.initIndex(data.n, p.M, p.efConstruction, p.seed);
-    for (let i = 0; i < data.n; i++) index.addPoint(rows[i], i);
+    const { onProgress } = ctx;
+    for (let i = 0; i < data.n; i++) {
+      if (rows !== null) index.addPoint(rows[i], i);
+      else {
+        for (let j = 0, o = i * dim; j < dim; j++) row[j] = base[o + j];
+        index.addPoint(row, i);
+      }
+      if (onProgress && ((i & 1023) === 1023 || i === data.n - 1)) onProgress('add', i + 1, data.n);
+    }
     const build_s = (performance.now() - t0) / 1000;
-    const h = hnswHandle(index, { build_s, params: p, threads: 1 });
-    h.file = h.save(ctx.dir);
+    const h = hnswHandle(index, { build_s, params: p, threads: 1, bytesPerVector: null }, metric);
+    if (ctx.dir) h.file = h.save(ctx.dir);
     return h;
+  },
+  /**
+   * hnswlib's memory per element from its layout (hnswalg.h), bytes: level-0 block (vector, 2M
+   * links and their count, 8-byte label), upper-level links (M links + count on an expected
+   * 1/(M−1) levels), the linkLists_ pointer, element_levels_ entry, one std::mutex (40 bytes on
+   * Linux x86-64) and one label_lookup_ hash node with its bucket (≈ 32 bytes). Fixed-size parts
+   * (65,536 label locks, visited lists) are left out. `{ total, parts }`.
+   */
+  layoutBytesPerVector(dim, M) {
+    const r2 = (x) => Math.round(x * 100) / 100;
+    const parts = { vector: dim * 4, level0_links: 2 * M * 4 + 4, label: 8, upper_links: r2((M * 4 + 4) / (M - 1)), link_list_pointer: 8, element_level: 4, mutex: 40, label_map: 32 };
+    return { total: r2(Object.values(parts).reduce((s, x) => s + x, 0)), parts };
   },
   async open({ file, metric, dim }) {
     const index = new this.lib.HierarchicalNSW(HNSW_SPACE[metric], dim);
     index.readIndexSync(file);
-    return hnswHandle(index, {});
+    return hnswHandle(index, {}, metric);
   },
 };
 
 /** hnswlib-node takes number[] only: each query vector is converted once (the first call, the untimed recall pass) and reused. */
 const asArray = new WeakMap();
 
-function hnswHandle(index, extra) {
+function hnswHandle(index, extra, metric) {
   let curEf = -1;
+  // hnswlib's ip distance is 1 − q·x, horosvec's −q·x
+  const shift = metric === 'ip' ? -1 : 0;
+  const knn = (q, k, ef) => {
+    if (ef !== curEf) index.setEf((curEf = ef));
+    let a = asArray.get(q);
+    if (a === undefined) asArray.set(q, (a = Array.from(q)));
+    return index.searchKnn(a, k);
+  };
   return {
     ...extra,
     async: false,
-    search(q, k, ef) {
-      if (ef !== curEf) index.setEf((curEf = ef));
-      let a = asArray.get(q);
-      if (a === undefined) asArray.set(q, (a = Array.from(q)));
-      return index.searchKnn(a, k).neighbors;
+    search: (q, k, ef) => knn(q, k, ef).neighbors,
+    searchHits(q, k, ef) {
+      const r = knn(q, k, ef);
+      return r.neighbors.map((id, j) => ({ id, distance: r.distances[j] + shift }));
     },
     save(dir) {
       if (this.file) return this.file;

@@ -123,6 +123,31 @@ export function readGtDistances(gtPath, gt, metric) {
   return { dists, note: `${basename(p)} (distances)` };
 }
 
+/** An Error with the `HV_*` code the CLI prints (`horosvec: CODE: message`). */
+function coded(code, message) {
+  return Object.assign(new Error(message), { code });
+}
+
+/**
+ * The ground truth file `path` (.ivecs, best first) for the first `nq` queries over an `n`-row
+ * base, checked (rows, width ≥ `k`, ids < `n`), with the distances file beside it when usable
+ * (readGtDistances). `{ ids, dists, width, note }`. Errors: HV_INVALID_ARGUMENT, HV_CORRUPT.
+ */
+export function readGroundTruth(path, { nq, k, n, metric }) {
+  const g = readVecs(path);
+  if (!(g.data instanceof Int32Array)) throw coded('HV_INVALID_ARGUMENT', `--gt must be an .ivecs file, got ${path}`);
+  if (g.n < nq) throw coded('HV_CORRUPT', `${path} has ${g.n} rows for ${nq} queries`);
+  if (g.dim < k) throw coded('HV_INVALID_ARGUMENT', `--k ${k} exceeds the ${g.dim} neighbours per query of ${path}`);
+  for (let q = 0; q < nq; q++) {
+    for (let j = 0; j < k; j++) {
+      const id = g.data[q * g.dim + j];
+      if (id < 0 || id >= n) throw coded('HV_CORRUPT', `${path} row ${q} names base row ${id}, but the base has ${n} rows`);
+    }
+  }
+  const d = readGtDistances(path, g, metric);
+  return { ids: g.data, dists: d.dists, width: g.dim, note: d.note };
+}
+
 /**
  * Recall@k of result ids (flat nq × k, −1 for missing) against the ground truth; the tie-tolerant
  * variant also counts a returned row whose distance is ≤ the k-th ground-truth distance + eps.
@@ -152,4 +177,36 @@ export function recallOf(resIds, resDists, nq, k, gt, n) {
     tieSum += Math.min(tie, k) / k;
   }
   return { mean: sum / nq, min, tie: gt.dists ? tieSum / nq : null };
+}
+
+/** recallOf of hit lists (one `{ id, distance }[]` per query, in query order; missing hits count as misses). */
+export function recallOfHits(hits, k, gt, n) {
+  const nq = hits.length;
+  const ids = new Int32Array(nq * k).fill(-1);
+  const dists = new Float64Array(nq * k).fill(Infinity);
+  hits.forEach((h, q) => {
+    for (let j = 0; j < Math.min(k, h.length); j++) {
+      ids[q * k + j] = h[j].id;
+      dists[q * k + j] = h[j].distance;
+    }
+  });
+  return recallOf(ids, dists, nq, k, gt, n);
+}
+
+/**
+ * The ground truth of `data` (`{ base, n, dim, queries, nq }`) under `metric` for top-`k`: the
+ * file `gtPath` when given (readGroundTruth), else a float64 brute force (bruteForce; `why` says
+ * why no file, `bar` its progress). `{ gt, note, source }`, `source` 'file' or 'brute-force-f64'.
+ */
+export function groundTruthFor(data, { gtPath, k, metric, why, bar }) {
+  if (gtPath !== undefined) {
+    const gt = readGroundTruth(gtPath, { nq: data.nq, k, n: data.n, metric });
+    return { gt, note: `from ${basename(gtPath)}; tie-tolerant: ${gt.note}`, source: 'file' };
+  }
+  const b = bar('ground truth', data.nq, 'queries');
+  const t0 = performance.now();
+  const gt = bruteForce(data.base, data.n, data.dim, data.queries, data.nq, k, metric, b);
+  b.stop();
+  const s = ((performance.now() - t0) / 1000).toFixed(1);
+  return { gt, note: `recomputed (${why}): float64 brute force in JS over the first ${data.n} rows, ${s} s (slow for a large n)`, source: 'brute-force-f64' };
 }

@@ -5,6 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, statSync, openSync, readSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { readVecs } from '../../npm/cli/vecs.js';
 import { bruteForce, recallOf } from './groundtruth.mjs';
 import { ROOT, DATASETS, loadDataset as readDataset } from '../datasets.mjs';
@@ -88,18 +90,22 @@ export function percentile(sorted, p) {
 const round = (x, d = 4) => (x === null || x === undefined ? null : Number(x.toFixed(d)));
 
 /**
- * Closed-loop timing of `one(i)` (sync or async; `i` counts the calls, modulo `nq` when given)
- * with `clients` concurrent clients, after `warmup` untimed calls, for at least `seconds` or until
- * `max` calls. Latency per call in ms. `{ qps, p50_ms, p99_ms, calls, seconds }`.
+ * Closed-loop timing of `one(i)` (sync or async, awaited; `i` counts the calls from 0, modulo `nq`
+ * when given) with `clients` concurrent clients, after `warmup` untimed calls (`i` = 0, 1, …), for
+ * at least `seconds` (at least one call) or until `max` calls. Latency per call in ms.
+ * `{ qps, p50_ms, p99_ms, calls, seconds }`, plus `cpu_s` (user + system CPU seconds of the
+ * process over the timed window, all threads) when `cpu` is set. The one timing loop of the
+ * benchmarks: the matrix's sweeps (bench/worker.mjs) and bench/ef-sweep.mjs.
  */
-export async function timeLoop(one, { nq = Infinity, clients = 1, seconds = 3, warmup = 0, max = Infinity }) {
+export async function timeLoop(one, { nq = Infinity, clients = 1, seconds = 3, warmup = 0, max = Infinity, cpu = false }) {
   for (let i = 0; i < warmup; i++) await one(i % nq);
   const lat = [];
   let next = 0;
+  const cpu0 = cpu ? process.cpuUsage() : null;
   const t0 = performance.now();
   const end = t0 + seconds * 1000;
   const client = async () => {
-    while (performance.now() < end && next < max) {
+    while ((next === 0 || performance.now() < end) && next < max) {
       const i = next++ % nq;
       const s = performance.now();
       await one(i);
@@ -107,7 +113,14 @@ export async function timeLoop(one, { nq = Infinity, clients = 1, seconds = 3, w
     }
   };
   await Promise.all(Array.from({ length: clients }, client));
-  return summarize(lat, (performance.now() - t0) / 1000);
+  const t = summarize(lat, (performance.now() - t0) / 1000);
+  return cpu ? { ...t, cpu_s: cpuSeconds(cpu0) } : t;
+}
+
+/** CPU seconds (user + system, all threads of the process) since `from` (a process.cpuUsage()). */
+export function cpuSeconds(from) {
+  const c = process.cpuUsage(from);
+  return (c.user + c.system) / 1e6;
 }
 
 /** `{ qps, p50_ms, p99_ms, calls, seconds }` of call latencies `lat` (ms) over `seconds` of wall time. */
@@ -143,4 +156,25 @@ export const common = provenance;
 export function rssMb() {
   globalThis.gc?.();
   return round(process.memoryUsage().rss / 2 ** 20, 1);
+}
+
+let gcFn;
+
+/**
+ * The resident set size in bytes after two full garbage collections (V8's gc, exposed at run time
+ * when node was started without --expose-gc), so that it does not count JS garbage such as the
+ * file buffers of a loader; without a gc, the plain RSS.
+ */
+export function settledRss() {
+  if (gcFn === undefined) {
+    try {
+      v8.setFlagsFromString('--expose-gc');
+      gcFn = vm.runInNewContext('gc');
+    } catch {
+      gcFn = null;
+    }
+  }
+  gcFn?.();
+  gcFn?.();
+  return process.memoryUsage().rss;
 }

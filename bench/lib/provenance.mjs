@@ -3,8 +3,10 @@
 // script that writes records under bench-results/ (bench/*.mjs, scripts/crash-test.mjs), and by
 // bench/run.mjs to name the file a run writes (`bench-results/<bench>/<rev>[-dirty].jsonl`).
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root (this file is bench/lib/provenance.mjs). */
@@ -59,4 +61,19 @@ export function provenance() {
 export function revLabel(p) {
   const rev = p.git_rev ?? p.git ?? 'unknown';
   return p.git_dirty === true ? `${rev}-dirty` : rev;
+}
+
+/**
+ * The horosvec binary a `backend` ('native' or 'wasm') loads from npm/: `{ binary, binary_mtime,
+ * binary_sha256 }` (file name, modification time, first 16 hex digits of its SHA-256), all null
+ * when absent. Which build was measured, beside the revision.
+ */
+export function binaryInfo(backend) {
+  const p = backend === 'wasm' ? join(ROOT, 'npm', 'wasm', 'horosvec_wasm_bg.wasm') : join(ROOT, 'npm', 'native', 'horosvec.linux-x64-gnu.node');
+  try {
+    const st = statSync(p);
+    return { binary: basename(p), binary_mtime: st.mtime.toISOString(), binary_sha256: createHash('sha256').update(readFileSync(p)).digest('hex').slice(0, 16) };
+  } catch {
+    return { binary: null, binary_mtime: null, binary_sha256: null };
+  }
 }

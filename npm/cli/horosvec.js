@@ -14,6 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { printError, parseArgsMessage, UsageError } from './errors.js';
 import { runImport, runExport, IMPORT_USAGE, EXPORT_USAGE } from './graph-io.js';
 
 const PKG_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -43,15 +44,6 @@ horosvec bench
   bench/ folder, its datasets and the competitors' dev dependencies. The matrix of every engine is
   \`npm run bench\` (bench/run.mjs).
 `;
-
-class UsageError extends Error {
-  usage = true;
-}
-
-function cleanParseError(e) {
-  const msg = String(e && e.message).split('\n')[0];
-  return msg.replace(/\. To specify a positional argument.*$/, '');
-}
 
 function packageVersion() {
   return JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8')).version;
@@ -93,7 +85,7 @@ async function main(argv) {
         options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' } },
       }));
     } catch (e) {
-      throw new UsageError(cleanParseError(e));
+      throw new UsageError(parseArgsMessage(e));
     }
     if (values.version) {
       process.stdout.write(`${packageVersion()}\n`);
@@ -110,21 +102,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (e) => {
-    // bench prints its own errors, with its usage line
-    if (bench !== null) {
-      process.exitCode = bench.reportError(e);
-      return;
-    }
-    if (e && e.usage === true) {
-      process.stderr.write(`horosvec: ${e.message}\n${SHORT_USAGE}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    const code = e && typeof e.code === 'string' && e.code.startsWith('HV_') ? e.code : 'HV_INTERNAL';
-    let msg = String(e && e.message !== undefined ? e.message : e);
-    if (msg.startsWith(`${code}: `)) msg = msg.slice(code.length + 2);
-    process.stderr.write(`horosvec: ${code}: ${msg}\n`);
-    if (process.env.HOROSVEC_DEBUG && e && e.stack) process.stderr.write(`${e.stack}\n`);
-    process.exitCode = 1;
+    // bench's errors end with its own usage line
+    process.exitCode = bench !== null ? bench.reportError(e) : printError(e, SHORT_USAGE);
   },
 );
