@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite (what `npm test` and .ci/run run): set-up; the enforced habits (rustfmt;
 # core/src's structure rules, scripts/check-structure.mjs: no module cycle, no file above 400
-# lines but kernels; clippy with -D warnings natively and for wasm32, lints in [workspace.lints]);
-# Rust tests, both builds, the typings, the JS contract tests on both backends and the browser
-# tests in headless Chromium.
+# lines but kernels; clippy with -D warnings natively and for wasm32, the lints of
+# [workspace.lints]; rustdoc without warnings); the Rust tests; both builds; the typings; the JS
+# contract tests on both backends; the browser tests in headless Chromium.
 # Each runner prints a closing line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +14,7 @@ t cargo fmt --all --check || fail=1
 t node scripts/check-structure.mjs || fail=1
 t cargo clippy --all-targets --features horosvec-core/durable -- -D warnings || fail=1
 t cargo clippy -p horosvec-core -p horosvec-wasm --no-default-features --target wasm32-unknown-unknown -- -D warnings || fail=1
+RUSTDOCFLAGS='-D warnings' t cargo doc -p horosvec-core --features durable --no-deps || fail=1
 t cargo test -p horosvec-core --release --features durable || fail=1
 t bash scripts/build-native.sh || exit 1
 t bash scripts/build-wasm.sh || exit 1

@@ -43,7 +43,7 @@ pub use collection::{
 };
 pub use distance::{kernels, Kernels};
 pub use error::{Error, ErrorCode, Result};
-pub use types::{split_utf16, Metric, VectorId, MAX_SAFE_INTEGER};
+pub use types::{Metric, VectorId, MAX_SAFE_INTEGER};
 pub use vector::MIN_COSINE_NORM;
 
 /// Threads used by batch search: the rayon pool's size natively, 1 without the `parallel` feature.

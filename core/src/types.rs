@@ -90,20 +90,6 @@ pub enum VectorId {
 }
 
 impl VectorId {
-    /// Builds an integer id from a JS number.
-    ///
-    /// # Errors
-    /// `HV_INVALID_ARGUMENT` if `v` is not an integer in 0..=2⁵³ − 1 (NaN, negative, fractional, too large).
-    pub fn from_f64(v: f64) -> Result<VectorId> {
-        if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= MAX_SAFE_INTEGER as f64 {
-            Ok(VectorId::Int(v as u64))
-        } else {
-            Err(Error::invalid_argument(format!(
-                "id {v} is not a non-negative safe integer (0..=2^53-1); use a string id instead"
-            )))
-        }
-    }
-
     /// Builds an integer id.
     ///
     /// # Errors
@@ -202,35 +188,6 @@ impl VectorId {
     }
 }
 
-/// Splits `text` into string ids of the given UTF-16 lengths (the packed form in which the JS
-/// layer passes many string ids across the boundary at once: one string plus one length each).
-///
-/// # Errors
-/// `HV_INVALID_ARGUMENT` if the lengths do not add up to the text or cut a character in two.
-pub fn split_utf16(text: &str, lengths: &[u32]) -> Result<Vec<VectorId>> {
-    let bad = || Error::invalid_argument("packed ids: lengths do not match the text");
-    let mut out = Vec::with_capacity(lengths.len());
-    let mut chars = text.char_indices();
-    let mut pos = 0usize;
-    for &len in lengths {
-        let start = pos;
-        let mut units = 0u32;
-        while units < len {
-            let (_, c) = chars.next().ok_or_else(bad)?;
-            units += c.len_utf16() as u32;
-            pos += c.len_utf8();
-        }
-        if units != len {
-            return Err(bad());
-        }
-        out.push(VectorId::Str(text[start..pos].to_owned()));
-    }
-    if pos != text.len() {
-        return Err(bad());
-    }
-    Ok(out)
-}
-
 impl From<&str> for VectorId {
     fn from(s: &str) -> Self {
         VectorId::Str(s.to_owned())
@@ -252,31 +209,11 @@ mod tests {
 
     #[test]
     fn int_ids_are_checked() {
-        assert_eq!(VectorId::from_f64(3.0), Ok(VectorId::Int(3)));
         assert_eq!(
-            VectorId::from_f64(MAX_SAFE_INTEGER as f64),
+            VectorId::from_u64(MAX_SAFE_INTEGER),
             Ok(VectorId::Int(MAX_SAFE_INTEGER))
         );
-        for bad in [-1.0, 1.5, f64::NAN, f64::INFINITY, 9007199254740992.0] {
-            assert_eq!(
-                VectorId::from_f64(bad).unwrap_err().code().as_str(),
-                "HV_INVALID_ARGUMENT"
-            );
-        }
         assert!(VectorId::from_u64(MAX_SAFE_INTEGER + 1).is_err());
-    }
-
-    #[test]
-    fn packed_ids_split_on_utf16_lengths() {
-        let ids = split_utf16("ab\u{1F600}éz", &[2, 0, 2, 1, 1]).unwrap();
-        let want: Vec<VectorId> = ["ab", "", "\u{1F600}", "é", "z"]
-            .into_iter()
-            .map(VectorId::from)
-            .collect();
-        assert_eq!(ids, want);
-        assert!(split_utf16("abc", &[1, 1]).is_err());
-        assert!(split_utf16("\u{1F600}", &[1]).is_err());
-        assert!(split_utf16("ab", &[3]).is_err());
     }
 
     #[test]

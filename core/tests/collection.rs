@@ -1,6 +1,7 @@
 //! Collection behaviour through the public API: exactness against an independent float64 brute
 //! force for every metric, single and batch; determinism; all-or-nothing batches; error codes.
 
+use horosvec_core::args::{self, SearchArgs};
 use horosvec_core::{Collection, Metric, SearchOptions, VectorId};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -162,17 +163,25 @@ fn failed_batches_change_nothing() {
     );
 }
 
+/// The options of a search for `k` as the bindings read them from JS.
+fn search_options(k: f64) -> horosvec_core::Result<SearchOptions> {
+    args::search_options(&SearchArgs {
+        k: Some(k),
+        ..SearchArgs::default()
+    })
+}
+
 #[test]
 fn search_argument_errors() {
     let mut col = Collection::new(2, Metric::L2).unwrap();
     col.add(vec![VectorId::Int(1)], &[0.0, 1.0], None).unwrap();
     for k in [0.0, -1.0, 0.5, f64::NAN, f64::INFINITY] {
         assert_eq!(
-            SearchOptions::from_f64(k).unwrap_err().code().as_str(),
+            search_options(k).unwrap_err().code().as_str(),
             "HV_INVALID_ARGUMENT"
         );
     }
-    let opts = SearchOptions::from_f64(1e12).unwrap();
+    let opts = search_options(1e12).unwrap();
     assert_eq!(col.search(&[0.0, 0.0], &opts).unwrap().len(), 1);
     assert_eq!(
         col.search(&[0.0], &opts).unwrap_err().code().as_str(),

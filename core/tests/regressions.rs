@@ -8,6 +8,7 @@ use std::sync::mpsc::channel;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use horosvec_core::args::{self, SearchArgs};
 use horosvec_core::durable::{DurableCollection, Reply, SegmentConfig, WriteRequest};
 use horosvec_core::store::{Durability, SqliteStore, DB_FILE};
 use horosvec_core::{
@@ -184,10 +185,12 @@ fn huge_k_and_ef_return_every_record() {
             (5.0, Some(1e9)),
             (2f64.powi(32), Some(1e15)),
         ] {
-            let o = SearchOptions::from_f64(k)
-                .unwrap()
-                .with_graph_f64(ef, None)
-                .unwrap();
+            let o = args::search_options(&SearchArgs {
+                k: Some(k),
+                ef,
+                ..SearchArgs::default()
+            })
+            .unwrap();
             let hits = col.search(&v[..dim], &o).unwrap();
             assert_eq!(hits.len(), n.min(k as usize), "n {n} k {k} ef {ef:?}");
             assert_eq!(

@@ -69,60 +69,6 @@ impl IndexParams {
         }
     }
 
-    /// Parameters from JS numbers; `None` keeps the default.
-    ///
-    /// # Errors
-    /// `HV_INVALID_ARGUMENT` when a value is not an integer in range (R in 1..=4096, L ≥ 1,
-    /// passes in 1..=8, bits in 1..=8, seed a safe integer) or α is not a finite number in [1, 4].
-    pub fn from_f64(
-        r: Option<f64>,
-        l: Option<f64>,
-        alpha: Option<f64>,
-        passes: Option<f64>,
-        bits: Option<f64>,
-        seed: Option<f64>,
-    ) -> Result<IndexParams> {
-        let d = IndexParams::default();
-        let int = |name: &str, v: Option<f64>, lo: f64, hi: f64, def: usize| -> Result<usize> {
-            match v {
-                None => Ok(def),
-                Some(x) if x.is_finite() && x.fract() == 0.0 && x >= lo && x <= hi => {
-                    Ok(x as usize)
-                }
-                Some(x) => Err(Error::invalid_argument(format!(
-                    "{name} must be an integer in {lo}..={hi}, got {x}"
-                ))),
-            }
-        };
-        let alpha = match alpha {
-            None => d.alpha,
-            Some(a) if a.is_finite() && (1.0..=4.0).contains(&a) => a as f32,
-            Some(a) => {
-                return Err(Error::invalid_argument(format!(
-                    "alpha must be a number in [1, 4], got {a}"
-                )))
-            }
-        };
-        let p = IndexParams {
-            r: int("R", r, 1.0, 4096.0, d.r)?,
-            l: int("L", l, 1.0, 100_000.0, d.l)?,
-            alpha,
-            passes: int("passes", passes, 1.0, 8.0, d.passes)?,
-            bits: match bits {
-                None => AUTO_BITS,
-                b => int("bits", b, 1.0, 8.0, 0)? as u8,
-            },
-            seed: int("seed", seed, 0.0, crate::types::MAX_SAFE_INTEGER as f64, 0)? as u64,
-        };
-        let p = if seed.is_none() {
-            IndexParams { seed: d.seed, ..p }
-        } else {
-            p
-        };
-        p.validate()?;
-        Ok(p)
-    }
-
     /// Checks the ranges (the same for options from JS and for parameters read back from a
     /// snapshot or segment file, which map the error to `HV_CORRUPT`).
     ///

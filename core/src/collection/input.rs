@@ -1,6 +1,7 @@
 //! Rows copied out of a collection for a background build: a seal's live mutable rows, an
 //! interim index's every mutable row, a compaction's live rows of sealed segments.
 
+use super::rows::Rows;
 use super::segments::SealedPart;
 use crate::ann::{AnnIndex, IndexParams};
 use crate::error::{Error, Result};
@@ -28,6 +29,32 @@ pub(crate) struct SealInput {
 
 #[cfg_attr(not(feature = "durable"), allow(dead_code))]
 impl SealInput {
+    /// Copies rows `rows` of `from` (in that order) out; `metadata` false leaves the metadata column empty.
+    pub(super) fn copy(from: &Rows, rows: &[usize], metadata: bool) -> SealInput {
+        let dim = from.dim;
+        let mut input = SealInput {
+            dim,
+            metric: from.metric,
+            ids: Vec::with_capacity(rows.len()),
+            seqs: Vec::with_capacity(rows.len()),
+            vectors: Vec::with_capacity(rows.len() * dim),
+            inv_norms: Vec::new(),
+            metadata: Vec::with_capacity(if metadata { rows.len() } else { 0 }),
+        };
+        for &r in rows {
+            input.ids.push(from.ids[r].clone());
+            input.seqs.push(from.seqs[r]);
+            input.vectors.extend_from_slice(from.vector(r));
+            if let Some(&inv) = from.inv_norms.get(r) {
+                input.inv_norms.push(inv);
+            }
+            if metadata {
+                input.metadata.push(from.metadata[r].clone());
+            }
+        }
+        input
+    }
+
     /// The rows as the segment writer takes them.
     pub(crate) fn rows(&self) -> SegmentRows<'_> {
         SegmentRows {

@@ -41,20 +41,6 @@ use swap::DirtyIds;
 /// Largest supported dimension.
 pub const MAX_DIM: usize = 65_536;
 
-/// Parses a JS number as a dimension.
-///
-/// # Errors
-/// `HV_INVALID_ARGUMENT` unless `dim` is an integer in 1..=[`MAX_DIM`].
-pub fn parse_dim(dim: f64) -> Result<usize> {
-    if dim.is_finite() && dim.fract() == 0.0 && dim >= 1.0 && dim <= MAX_DIM as f64 {
-        Ok(dim as usize)
-    } else {
-        Err(Error::invalid_argument(format!(
-            "dim must be an integer in 1..={MAX_DIM}, got {dim}"
-        )))
-    }
-}
-
 /// Options of one search.
 #[derive(Clone, Copy, Debug)]
 pub struct SearchOptions {
@@ -103,42 +89,6 @@ impl SearchOptions {
             rerank: None,
             exact: None,
         })
-    }
-
-    /// Options from a JS number `k`.
-    ///
-    /// # Errors
-    /// `HV_INVALID_ARGUMENT` unless `k` is an integer ≥ 1 (NaN, fractions, ≤ 0 are refused).
-    pub fn from_f64(k: f64) -> Result<Self> {
-        if !(k.is_finite() && k >= 1.0 && k.fract() == 0.0) {
-            return Err(Error::invalid_argument(format!(
-                "k must be a positive integer, got {k}"
-            )));
-        }
-        Self::new(if k > usize::MAX as f64 {
-            usize::MAX
-        } else {
-            k as usize
-        })
-    }
-
-    /// Sets ef / rerank from JS numbers (`None` keeps the default).
-    ///
-    /// # Errors
-    /// `HV_INVALID_ARGUMENT` unless each given value is an integer ≥ 1.
-    pub fn with_graph_f64(mut self, ef: Option<f64>, rerank: Option<f64>) -> Result<Self> {
-        let check = |name: &str, v: f64| -> Result<usize> {
-            if v.is_finite() && v >= 1.0 && v.fract() == 0.0 {
-                Ok(v.min(1e9) as usize)
-            } else {
-                Err(Error::invalid_argument(format!(
-                    "{name} must be a positive integer, got {v}"
-                )))
-            }
-        };
-        self.ef = ef.map(|v| check("ef", v)).transpose()?;
-        self.rerank = rerank.map(|v| check("rerank", v)).transpose()?;
-        Ok(self)
     }
 }
 

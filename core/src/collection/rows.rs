@@ -239,32 +239,6 @@ impl Rows {
         self.retain(&remap);
     }
 
-    /// Copies rows `rows` (in that order) out; `metadata` false leaves the metadata column empty.
-    pub(super) fn copy(&self, rows: &[usize], metadata: bool) -> super::input::SealInput {
-        let dim = self.dim;
-        let mut input = super::input::SealInput {
-            dim,
-            metric: self.metric,
-            ids: Vec::with_capacity(rows.len()),
-            seqs: Vec::with_capacity(rows.len()),
-            vectors: Vec::with_capacity(rows.len() * dim),
-            inv_norms: Vec::new(),
-            metadata: Vec::with_capacity(if metadata { rows.len() } else { 0 }),
-        };
-        for &r in rows {
-            input.ids.push(self.ids[r].clone());
-            input.seqs.push(self.seqs[r]);
-            input.vectors.extend_from_slice(self.vector(r));
-            if let Some(&inv) = self.inv_norms.get(r) {
-                input.inv_norms.push(inv);
-            }
-            if metadata {
-                input.metadata.push(self.metadata[r].clone());
-            }
-        }
-        input
-    }
-
     /// Reserves room for `n` more records in every column, failing cleanly (nothing changed)
     /// when memory is exhausted, e.g. at the 4 GiB ceiling of wasm32.
     ///

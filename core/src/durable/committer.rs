@@ -1,22 +1,20 @@
 //! The committer thread: the only writer of the collection and the owner of the store. It takes
 //! every request waiting in its channel as one group, applies it in memory, commits it in one
-//! transaction and answers (see [`super`]); between groups it starts the background job
-//! [`super::policy::next_job`] names and swaps finished ones in.
+//! transaction and answers (see [`super`]). Between groups it runs the segment lifecycle
+//! (`lifecycle.rs`: start the job [`super::policy::next_job`] names, swap finished ones in).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
-use super::channel::GroupHook;
 use super::channel::{
-    read_lock, write_lock, Msg, Reply, SharedCollection, WriteRequest, MAX_GROUP,
+    write_lock, GroupHook, Msg, Reply, SharedCollection, WriteRequest, MAX_GROUP,
 };
-use super::jobs::{self, Built, JobKind, Workshop};
+use super::files::SegmentDir;
 use super::load::load;
-use super::manifest::{apply, group_mutations, swap_mutations, Applied, SegmentDir};
-use super::policy::{next_job, write_waits, Job, PartStats, PolicyStats, SegmentConfig};
-use crate::collection::Collection;
-use crate::error::{Error, Result};
+use super::manifest::{apply, group_mutations, Applied};
+use super::policy::{write_waits, SegmentConfig};
+use crate::error::Error;
 use crate::store::{Mutation, RecordStore};
 
 /// Records deleted from the store after which its free pages are given back (when enough of the
@@ -35,22 +33,22 @@ pub(crate) struct Links {
 
 /// The group-commit loop and its state.
 pub(crate) struct Committer<S: RecordStore> {
-    links: Links,
-    store: S,
-    dir: Option<SegmentDir>,
-    cfg: SegmentConfig,
-    next_gen: u64,
+    pub(super) links: Links,
+    pub(super) store: S,
+    pub(super) dir: Option<SegmentDir>,
+    pub(super) cfg: SegmentConfig,
+    pub(super) next_gen: u64,
     /// While a background job runs: the replies owed when it is installed.
-    running: Option<Vec<Reply>>,
+    pub(super) running: Option<Vec<Reply>>,
     /// Replies owed to [`super::DurableCollection::seal`] / `compact` calls not yet started.
-    want_seal: Vec<Reply>,
-    want_compact: Vec<Reply>,
-    closing: bool,
+    pub(super) want_seal: Vec<Reply>,
+    pub(super) want_compact: Vec<Reply>,
+    pub(super) closing: bool,
     /// Writes held back, in call order, until a seal makes room in the mutable segment
     /// (backpressure: [`SegmentConfig::mutable_bound`]).
-    held: Vec<(WriteRequest, Reply)>,
+    pub(super) held: Vec<(WriteRequest, Reply)>,
     /// Records deleted from the store since its free pages were last given back.
-    deleted_since_reclaim: usize,
+    pub(super) deleted_since_reclaim: usize,
 }
 
 impl<S: RecordStore> Committer<S> {
@@ -220,201 +218,11 @@ impl<S: RecordStore> Committer<S> {
 
     /// After a failed commit the store holds none of the group: rebuild memory from it (and
     /// the manifest's segments) so that nothing unacknowledged stays visible.
-    fn reload(&mut self) {
+    pub(super) fn reload(&mut self) {
         let reloaded = load(&mut self.store, self.dir.as_ref(), false, false);
         let mut g = write_lock(&self.links.shared);
         if g.is_some() {
             *g = reloaded.ok();
-        }
-    }
-
-    /// Starts the background job the policy names, if none runs; answers the seal and
-    /// compaction requests that the job does not serve (0: nothing to do).
-    fn maybe_start_job(&mut self) {
-        if self.running.is_some() || self.closing {
-            return;
-        }
-        let Some(dir) = self.dir.clone() else {
-            for r in self.want_seal.drain(..).chain(self.want_compact.drain(..)) {
-                r(Err(Error::Unsupported(
-                    "sealing needs a collection directory".into(),
-                )));
-            }
-            return;
-        };
-        let shared = self.links.shared.clone();
-        // The committer is the only writer, so what it reads under the read lock stays true until
-        // it takes the write lock: the copies of the mutable rows for a seal (every row, so that a
-        // backlog is sealed in one go) or an interim index are made under the read lock, and
-        // searches go on.
-        let (job, seal_input) = {
-            let guard = read_lock(&shared);
-            let Some(col) = guard.as_ref() else { return };
-            let job = next_job(&self.stats(col), &self.cfg);
-            let input = (job == Some(Job::Seal)).then(|| col.seal_input()).flatten();
-            (job, input)
-        };
-        let shop = Workshop {
-            dir,
-            params: self.cfg.index,
-            cancel: self.links.cancel.clone(),
-        };
-        if let Some(input) = seal_input {
-            let Some(ticket) = write_lock(&shared)
-                .as_mut()
-                .and_then(|c| c.begin_seal(input))
-            else {
-                return;
-            };
-            let waiters = std::mem::take(&mut self.want_seal);
-            let generation = self.take_generation();
-            return self.start(JobKind::Seal, shop, waiters, jobs::seal(ticket, generation));
-        }
-        let ticket = match &job {
-            Some(Job::Compact(parts)) => write_lock(&shared)
-                .as_mut()
-                .and_then(|c| c.begin_compaction(parts)),
-            Some(Job::Interim { drop_dead: true } | Job::DropDeadRows) => {
-                if let Some(c) = write_lock(&shared).as_mut() {
-                    c.drop_dead_rows();
-                }
-                None
-            }
-            _ => None,
-        };
-        // nothing to seal: answered after the lock is released (a reply may read the collection)
-        for r in self.want_seal.drain(..) {
-            r(Ok(0));
-        }
-        if let Some(ticket) = ticket {
-            let waiters = std::mem::take(&mut self.want_compact);
-            let generation = self.take_generation();
-            return self.start(
-                JobKind::Compact,
-                shop,
-                waiters,
-                jobs::compact(ticket, generation),
-            );
-        }
-        for r in self.want_compact.drain(..) {
-            r(Ok(0));
-        }
-        if let Some(Job::Interim { .. }) = job {
-            // an interim index of the mutable segment, so that it is not scanned exactly
-            let Some(ticket) = read_lock(&shared).as_ref().map(Collection::begin_interim) else {
-                return;
-            };
-            self.start(JobKind::Interim, shop, Vec::new(), jobs::interim(ticket));
-        }
-    }
-
-    /// The numbers the policy decides from.
-    fn stats(&self, col: &Collection) -> PolicyStats {
-        PolicyStats {
-            mutable_live: col.mutable_len(),
-            mutable_rows: col.mutable_rows(),
-            interim_covered: col.mutable_covered(),
-            sealed: col
-                .sealed()
-                .iter()
-                .map(|p| PartStats {
-                    live: p.live(),
-                    tombstone_ratio: p.tombstone_ratio(),
-                })
-                .collect(),
-            seal_requested: !self.want_seal.is_empty(),
-            compact_requested: !self.want_compact.is_empty(),
-        }
-    }
-
-    /// The generation of the next segment file.
-    fn take_generation(&mut self) -> u64 {
-        let g = self.next_gen;
-        self.next_gen += 1;
-        g
-    }
-
-    /// Starts `work` ([`jobs::spawn`]); `waiters` are answered when it is installed. If the
-    /// thread cannot start, the swap is abandoned (its ticket dropped) and the waiters get `HV_IO`.
-    fn start(
-        &mut self,
-        kind: JobKind,
-        shop: Workshop,
-        waiters: Vec<Reply>,
-        work: impl FnOnce(&Workshop) -> Built + Send + 'static,
-    ) {
-        let tx = self.links.tx.clone();
-        let deliver = move |b: Built| {
-            let _ = tx.send(Msg::Built(Box::new(b)));
-        };
-        match jobs::spawn(kind, shop, work, deliver) {
-            Ok(()) => self.running = Some(waiters),
-            Err(e) => {
-                for r in waiters {
-                    r(Err(e.clone()));
-                }
-            }
-        }
-    }
-
-    /// Swaps a finished build in: memory under the write lock, then one manifest transaction.
-    fn install(&mut self, built: Built) {
-        let waiters = self.running.take().unwrap_or_default();
-        let answer = |r: Result<usize>| {
-            for w in waiters {
-                w(r.clone());
-            }
-        };
-        let built = match built {
-            Built::Interim { result, ticket } => {
-                // memory only: nothing to commit; a stale or failed build is simply dropped
-                if let (Ok(ix), false) = (result, self.closing) {
-                    if let Some(c) = write_lock(&self.links.shared).as_mut() {
-                        c.install_interim(*ix, ticket);
-                    }
-                }
-                return answer(Ok(0));
-            }
-            other => other,
-        };
-        if self.closing {
-            drop(built); // its ticket aborts the swap
-            return answer(Err(Error::Closed));
-        }
-        let swapped = match write_lock(&self.links.shared).as_mut() {
-            None => Err(Error::Closed),
-            Some(col) => built.install(col),
-        };
-        let (seg, outcome, count) = match swapped {
-            Ok(x) => x,
-            Err(e) => return answer(Err(e)),
-        };
-        let muts = swap_mutations(seg.as_deref(), &outcome);
-        let result = self.store.commit(&muts);
-        drop(muts);
-        match result {
-            Ok(()) => {
-                self.links.commits.fetch_add(1, Ordering::Relaxed);
-                if let Some(dir) = &self.dir {
-                    // the old files of a compaction: mappings stay valid until their last reader
-                    for &g in &outcome.removed {
-                        dir.remove(g);
-                    }
-                }
-                // a seal moved records out of the database: give their pages back, and truncate
-                // the write-ahead log that the swap's transaction grew (best effort; a database
-                // created before incremental auto-vacuum keeps its pages for reuse)
-                self.deleted_since_reclaim = 0;
-                let _ = self.store.reclaim(true);
-                answer(Ok(count));
-            }
-            Err(e) => {
-                self.reload();
-                if let (Some(dir), Some(seg)) = (&self.dir, &seg) {
-                    dir.remove(seg.generation());
-                }
-                answer(Err(e));
-            }
         }
     }
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use super::manifest::SegmentDir;
+use super::files::SegmentDir;
 use crate::ann::{AnnIndex, IndexParams};
 use crate::collection::{
     Collection, CompactionTicket, InterimTicket, SealInput, SealTicket, SwapOutcome,

@@ -1,7 +1,7 @@
 //! Building the in-memory collection from the store and the segment files: at open, and again
 //! after a failed commit (the store then holds none of the group).
 
-use super::manifest::SegmentDir;
+use super::files::SegmentDir;
 use crate::collection::Collection;
 use crate::error::{Error, Result};
 use crate::segment::open_segment_file;

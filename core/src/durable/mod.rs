@@ -56,7 +56,9 @@ use std::thread::JoinHandle;
 
 mod channel;
 mod committer;
+mod files;
 mod jobs;
+mod lifecycle;
 mod load;
 mod manifest;
 mod policy;
@@ -69,8 +71,8 @@ use crate::segment::warm_up;
 use crate::store::RecordStore;
 use channel::{fail_closed, Msg};
 use committer::{Committer, Links};
+use files::SegmentDir;
 use load::load;
-use manifest::SegmentDir;
 
 /// A durable collection: the shared in-memory state plus the committer thread.
 pub struct DurableCollection {

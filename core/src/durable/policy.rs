@@ -4,7 +4,7 @@
 //! tests). The committer gathers the numbers under the read lock and carries out the answer.
 
 use crate::ann::IndexParams;
-use crate::collection::FLAT_THRESHOLD;
+use crate::collection::{Collection, FLAT_THRESHOLD};
 use crate::error::{Error, Result};
 
 /// When segments are sealed and compacted.
@@ -89,6 +89,27 @@ pub(crate) struct PolicyStats {
     pub(crate) seal_requested: bool,
     /// A caller asked for a compaction ([`super::DurableCollection::compact`]).
     pub(crate) compact_requested: bool,
+}
+
+impl PolicyStats {
+    /// The numbers of `col` (read under one lock) and the callers' pending requests.
+    pub(crate) fn of(col: &Collection, seal_requested: bool, compact_requested: bool) -> Self {
+        PolicyStats {
+            mutable_live: col.mutable_len(),
+            mutable_rows: col.mutable_rows(),
+            interim_covered: col.mutable_covered(),
+            sealed: col
+                .sealed()
+                .iter()
+                .map(|p| PartStats {
+                    live: p.live(),
+                    tombstone_ratio: p.tombstone_ratio(),
+                })
+                .collect(),
+            seal_requested,
+            compact_requested,
+        }
+    }
 }
 
 /// The background job to start next.

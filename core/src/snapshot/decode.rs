@@ -135,9 +135,9 @@ impl<'a> Decoder<'a> {
         let mut v = vec![0f32; dim];
         for i in 0..count {
             let id = match r.u8("id kind")? {
-                1 => VectorId::from_u64(r.u64("integer id")?)
+                VectorId::KIND_INT => VectorId::from_u64(r.u64("integer id")?)
                     .map_err(|e| Error::Corrupt(format!("snapshot record {i}: {e}")))?,
-                2 => {
+                VectorId::KIND_STR => {
                     let n = r.u32("string id length")? as usize;
                     let s = r.take(n, "string id")?;
                     VectorId::Str(String::from_utf8(s.to_vec()).map_err(|_| {

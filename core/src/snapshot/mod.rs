@@ -46,27 +46,12 @@ const FLAG_INDEX: u32 = 1;
 /// Metadata length of a record without metadata.
 const NO_METADATA: u32 = u32::MAX;
 
-fn metric_code(m: Metric) -> u32 {
-    match m {
-        Metric::L2 => 0,
-        Metric::Cosine => 1,
-        Metric::InnerProduct => 2,
-        Metric::L1 => 3,
-    }
-}
-
+/// The metric of a header word ([`Metric::from_code`], the code shared with segment files).
 fn metric_from(c: u32) -> Result<Metric> {
-    Ok(match c {
-        0 => Metric::L2,
-        1 => Metric::Cosine,
-        2 => Metric::InnerProduct,
-        3 => Metric::L1,
-        other => {
-            return Err(Error::Corrupt(format!(
-                "snapshot: unknown metric code {other}"
-            )))
-        }
-    })
+    u8::try_from(c)
+        .ok()
+        .and_then(Metric::from_code)
+        .ok_or_else(|| Error::Corrupt(format!("snapshot: unknown metric code {c}")))
 }
 
 /// One record as the snapshot writer reads it: id, seq, vector, metadata.
@@ -97,7 +82,7 @@ pub fn write<'a>(
     put_u32(&mut out, VERSION);
     put_u32(&mut out, if index.is_some() { FLAG_INDEX } else { 0 });
     put_u32(&mut out, dim as u32);
-    put_u32(&mut out, metric_code(metric));
+    put_u32(&mut out, u32::from(metric.code()));
     put_u64(&mut out, count as u64);
     let oom = |_| Error::OutOfMemory("snapshot buffer".into());
     let mut written = 0usize;
@@ -112,11 +97,11 @@ pub fn write<'a>(
             .map_err(oom)?;
         match id {
             VectorId::Int(i) => {
-                out.push(1);
+                out.push(VectorId::KIND_INT);
                 put_u64(&mut out, *i);
             }
             VectorId::Str(s) => {
-                out.push(2);
+                out.push(VectorId::KIND_STR);
                 put_u32(&mut out, s.len() as u32);
                 out.extend_from_slice(s.as_bytes());
             }

@@ -19,7 +19,7 @@ pub use faulty::{FaultSwitch, FaultyStore};
 pub use sqlite::{SqliteStore, DB_FILE, FORMAT_VERSION, LOCK_FILE};
 
 use crate::error::Result;
-use crate::types::{Metric, VectorId};
+use crate::types::{IdByteOrder, Metric, VectorId};
 
 /// How hard a commit pushes data to the storage medium before it is acknowledged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -177,36 +177,17 @@ pub trait RecordStore: Send {
     fn commit(&mut self, muts: &[Mutation<'_>]) -> Result<()>;
 }
 
-/// Encodes an id as the store's key: `0x01` + 8 bytes big-endian for an integer, `0x02` + UTF-8
+/// Encodes an id as the store's key ([`VectorId::encode`], big-endian): `0x01` + 8 bytes for an integer, `0x02` + UTF-8
 /// for a string (so integer keys sort numerically, and `7` and `"7"` differ).
 pub fn encode_id(id: &VectorId) -> Vec<u8> {
-    match id {
-        VectorId::Int(i) => {
-            let mut k = Vec::with_capacity(9);
-            k.push(1);
-            k.extend_from_slice(&i.to_be_bytes());
-            k
-        }
-        VectorId::Str(s) => {
-            let mut k = Vec::with_capacity(1 + s.len());
-            k.push(2);
-            k.extend_from_slice(s.as_bytes());
-            k
-        }
-    }
+    let mut k = Vec::with_capacity(9);
+    id.encode(IdByteOrder::Big, &mut k);
+    k
 }
 
 /// Decodes [`encode_id`]'s key; `None` when the bytes are not a valid key.
 pub fn decode_id(k: &[u8]) -> Option<VectorId> {
-    match k.split_first()? {
-        (1, rest) => {
-            let b: [u8; 8] = rest.try_into().ok()?;
-            let i = u64::from_be_bytes(b);
-            (i <= crate::types::MAX_SAFE_INTEGER).then_some(VectorId::Int(i))
-        }
-        (2, rest) => String::from_utf8(rest.to_vec()).ok().map(VectorId::Str),
-        _ => None,
-    }
+    VectorId::decode(k, IdByteOrder::Big).ok()
 }
 
 /// Records kept in memory, in a map ordered by key: what the wasm build and tests use.
