@@ -1,7 +1,8 @@
 //! # horosvec-core
 //!
 //! All behaviour of horosvec, an embedded vector database for JavaScript: distance kernels,
-//! collections and exact search. The Node (napi-rs) and WebAssembly (wasm-bindgen) bindings only
+//! collections searched exactly or through a Vamana + RaBitQ index, sealed segments, durable
+//! storage and snapshots. The Node (napi-rs) and WebAssembly (wasm-bindgen) bindings only
 //! convert arguments, call this crate and convert results back.
 //!
 //! ```

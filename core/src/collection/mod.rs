@@ -65,7 +65,8 @@ pub struct SearchOptions {
 pub const DEFAULT_EF: usize = 64;
 
 /// Below this many live records a search scans exactly even with an index: a flat scan of a
-/// few thousand rows costs about what a graph walk does (measured: see `docs/index.md`).
+/// few thousand rows costs about what a graph walk does (measured by `bench/flat-threshold.mjs`:
+/// `bench-results/flat-threshold/`, tabled in `bench-results/README.md`).
 pub const FLAT_THRESHOLD: usize = 2_000;
 
 /// Consolidate tombstones once they pass this fraction of the graph's nodes.
