@@ -101,21 +101,33 @@ pub struct CoreCollection {
 /// Options of an index build (each optional; see `horosvec_core::IndexParams`).
 #[napi(object)]
 pub struct RawIndexParams {
+    /// R: maximum out-degree of the graph (1..=4096; default 32).
     pub r: Option<f64>,
+    /// L: list size of the greedy searches during the build (1..=100,000; default 64).
     pub l: Option<f64>,
+    /// α of RobustPrune (1..=4; default 1.1).
     pub alpha: Option<f64>,
+    /// Build passes (1..=8; default 1).
     pub passes: Option<f64>,
+    /// Bits per dimension of the RaBitQ codes (1..=8; default: chosen by dimension).
     pub bits: Option<f64>,
+    /// Seed of everything random in the build (a safe integer).
     pub seed: Option<f64>,
 }
 
 /// Options of one search.
 #[napi(object)]
 pub struct RawSearchOptions {
+    /// Number of nearest records to return (a positive integer).
     pub k: f64,
+    /// Return each hit's metadata JSON text.
     pub include_metadata: bool,
+    /// ef of the graph search (list size; default 64, raised to k); ignored without an index.
     pub ef: Option<f64>,
+    /// Candidates offered to the exact rerank; ignored without an index.
     pub rerank: Option<f64>,
+    /// `true`: exact flat scan even with an index; `false`: the index whenever one exists;
+    /// unset: the index from 2,000 live records on (see `horosvec_core::SearchOptions::exact`).
     pub exact: Option<bool>,
 }
 
@@ -567,6 +579,10 @@ impl CoreCollection {
     /// Deletes records on a worker thread; resolves to the number deleted.
     #[napi(catch_unwind, ts_return_type = "Promise<number>")]
     pub fn delete_async(&self, ids: JsIds) -> AsyncTask<Job<u32>> {
+        if self.durable.is_some() {
+            // the JS layer sends durable deletes to `submit`, like the other writes
+            return Job::new(|| Err(Error::Internal("durable collection: use submit".into())));
+        }
         let s = self.inner.clone();
         let size = self.size.clone();
         let ids = ids_in(ids);
@@ -594,7 +610,8 @@ impl CoreCollection {
         })
     }
 
-    /// Exact search for one query, on the calling thread.
+    /// Search for one query, on the calling thread: exact, or through the index when there is
+    /// one (see `exact`; `horosvec_core::Collection::search`).
     #[napi(catch_unwind)]
     pub fn search(&self, query: Float32Array, options: RawSearchOptions) -> napi::Result<RawHits> {
         guard(|| {
@@ -603,7 +620,8 @@ impl CoreCollection {
         })
     }
 
-    /// Exact search for one query on a worker thread.
+    /// Search for one query on a worker thread: exact, or through the index when there is one
+    /// (see `exact`; `horosvec_core::Collection::search`).
     #[napi(catch_unwind, ts_return_type = "Promise<RawHits>")]
     pub fn search_async(
         &self,
@@ -618,7 +636,9 @@ impl CoreCollection {
         })
     }
 
-    /// Exact search for `n` queries (`n × dim` row-major) on a worker thread and the rayon pool.
+    /// Search for `n` queries (`n × dim` row-major) on a worker thread and the rayon pool:
+    /// exact, or through the index when there is one (see `exact`;
+    /// `horosvec_core::Collection::search_batch`).
     #[napi(catch_unwind, ts_return_type = "Promise<RawHits[]>")]
     pub fn search_batch_async(
         &self,

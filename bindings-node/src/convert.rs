@@ -11,7 +11,9 @@ pub type JsId = Either<f64, String>;
 /// of one per id).
 #[napi(object)]
 pub struct PackedIds {
+    /// All the string ids, concatenated.
     pub text: String,
+    /// Length of each id in `text`, in UTF-16 code units, in order.
     pub lengths: Uint32Array,
 }
 
@@ -48,8 +50,11 @@ pub fn id_out(id: VectorId) -> JsId {
 /// `metadata[i]` (JSON text or null) describe hit i, best first.
 #[napi(object)]
 pub struct RawHits {
+    /// Id of each hit, best first.
     pub ids: Vec<JsId>,
+    /// Distance of each hit to the query (lower is closer).
     pub distances: Float32Array,
+    /// Metadata JSON text of each hit; null when it has none or metadata was not asked for.
     pub metadata: Vec<Option<String>>,
 }
 
@@ -73,24 +78,39 @@ pub fn hits_out(hits: Vec<SearchHit>) -> RawHits {
 /// A stored record: its vector (`dim` values) and metadata JSON text.
 #[napi(object)]
 pub struct RawRecord {
+    /// The stored vector (`dim` values).
     pub vector: Float32Array,
+    /// Its metadata JSON text, or null.
     pub metadata: Option<String>,
 }
 
 /// Collection facts (see `horosvec_core::Stats`).
 #[napi(object)]
 pub struct RawStats {
+    /// Number of records (count).
     pub size: f64,
+    /// Vector dimension (values per vector).
     pub dim: u32,
+    /// Metric name (`"l2"`, `"cosine"`, `"ip"` or `"l1"`).
     pub metric: String,
+    /// Name of the distance kernel set in use (e.g. `"avx2-fma-f16c"`).
     pub kernel: String,
+    /// The search code path: `"exact"`, the index's (e.g. `"vamana-rabitq4"`) or
+    /// `"segmented-<mode>"` (see `horosvec_core::Stats::mode`).
     pub mode: String,
+    /// Bytes of the stored vectors (rows · dim · 4, tombstoned rows included).
     pub vector_bytes: f64,
+    /// Bytes per vector the graph walk touches (codes, factors, adjacency); 0 without an index.
     pub index_bytes_per_vector: f64,
+    /// Deleted records still present as tombstones (count).
     pub tombstones: f64,
+    /// Records in the mutable segment (count).
     pub mutable_records: f64,
+    /// Sealed segments (count; durable collections).
     pub sealed_segments: f64,
+    /// Rows of the mutable segment covered by its index (count).
     pub mutable_indexed: f64,
+    /// Sealed segments still being read into memory in the background (count).
     pub warming_segments: f64,
 }
 
@@ -98,36 +118,53 @@ pub struct RawStats {
 /// (ticket, count) pairs; `failed[i]` failed with `errors[i]` ("HV_CODE: message").
 #[napi(object)]
 pub struct RawSettled {
+    /// Flat (ticket, count) pairs of the writes that succeeded; count = records written or
+    /// deleted.
     pub ok: Vec<f64>,
+    /// Tickets of the writes that failed.
     pub failed: Vec<f64>,
+    /// Error of each failed ticket, as `"HV_CODE: message"` (same order as `failed`).
     pub errors: Vec<String>,
 }
 
 /// Sealing and compaction options of `Collection.open` (see `horosvec_core::durable::SegmentConfig`).
 #[napi(object)]
 pub struct RawSegmentOptions {
+    /// Seal the mutable segment at this many records (count; default 20,000).
     pub max_mutable_records: Option<f64>,
+    /// Merge sealed segments when there are more than this many (count; default 8).
     pub max_sealed_segments: Option<f64>,
+    /// Rewrite a sealed segment whose tombstoned fraction passes this (0..1; default 0.2).
     pub max_tombstone_ratio: Option<f64>,
+    /// At open, read every segment file whole and check all of it (default false).
     pub verify: Option<bool>,
 }
 
 /// What `importGraph` kept and dropped (see `horosvec_core::collection::ImportReport`).
 #[napi(object)]
 pub struct RawImportReport {
+    /// Nodes (= live records; count).
     pub nodes: f64,
+    /// Edges kept (count).
     pub edges: f64,
+    /// `0xFFFFFFFF` padding entries skipped (count).
     pub padding: f64,
+    /// Self loops dropped (count).
     pub self_loops: f64,
+    /// Repeated neighbours dropped (count; the first copy is kept).
     pub duplicates: f64,
 }
 
 /// An exported graph: `adjacency` is `ids.length × degree`, padded with 0xFFFFFFFF.
 #[napi(object)]
 pub struct RawExportedGraph {
+    /// Row `i` = the neighbours of node `i` (node numbers), then `0xFFFFFFFF` padding.
     pub adjacency: Uint32Array,
+    /// Entries per row (the index's R).
     pub degree: u32,
+    /// The entry point (a node number).
     pub entry: u32,
+    /// Id of each node, by node number.
     pub ids: Vec<JsId>,
 }
 

@@ -164,7 +164,8 @@ impl CoreCollection {
             .unwrap_or(JsValue::UNDEFINED))
     }
 
-    /// Exact search for one query.
+    /// Search for one query: exact, or through the index when there is one (see `exact`;
+    /// `horosvec_core::Collection::search`).
     pub fn search(&self, query: &Float32Array, options: JsValue) -> Result<JsValue, JsValue> {
         let o = opts(&options)?;
         let col = self.col()?;
@@ -173,7 +174,8 @@ impl CoreCollection {
         Ok(hits_out(&hits))
     }
 
-    /// Exact search for `n` queries (`n × dim` row-major); an array of per-query hits.
+    /// Search for `n` queries (`n × dim` row-major): exact, or through the index when there is
+    /// one (see `exact`; `horosvec_core::Collection::search_batch`); an array of per-query hits.
     #[wasm_bindgen(js_name = searchBatch)]
     pub fn search_batch(&self, queries: &Float32Array, options: JsValue) -> Result<Array, JsValue> {
         let o = opts(&options)?;

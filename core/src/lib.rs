@@ -28,6 +28,7 @@ pub mod error;
 pub mod flat;
 pub mod graph;
 pub mod mem;
+mod metadata;
 pub mod quant;
 pub mod region;
 mod rng;

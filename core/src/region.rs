@@ -3,7 +3,8 @@
 //! A sealed segment file is mapped once ([`Backing`]: a memory map natively, an aligned buffer in
 //! tests and in the wasm build) and its sections are handed out as [`Region`]s: a shared handle on
 //! the backing plus a byte range. The graph, the RaBitQ codes and the rows then read straight from
-//! the mapping, so opening a segment copies nothing (seed-horosvec.md §3: open without
+//! the mapping, so opening a segment copies nothing (design document
+//! `../shared/design/seed-horosvec.md` §3, outside the repository: open without
 //! re-materialising the hot plane).
 //!
 //! Typed access goes through `bytemuck`, which checks size and alignment; a region is validated

@@ -270,7 +270,9 @@ impl AnnIndex {
     /// Appends rows `from..view.len()` (already pushed to the view) to the codes and the graph.
     ///
     /// # Errors
-    /// `HV_INVALID_ARGUMENT` on an internal mismatch.
+    /// `HV_INTERNAL` when `from` is not the graph's node count (or lies past the view's rows);
+    /// as [`RabitqIndex::push`] for the codes (`HV_INVALID_ARGUMENT` past `u32::MAX` vectors);
+    /// `HV_INVALID_ARGUMENT` when the graph refuses the rows (a graph error).
     pub fn insert_rows(&mut self, view: &FlatView<'_>, from: usize) -> Result<()> {
         let n = view.seqs.len();
         if from != self.graph.len() || n < from {
@@ -321,7 +323,8 @@ impl AnnIndex {
     /// rows with the same map.
     ///
     /// # Errors
-    /// `HV_INVALID_ARGUMENT` on an internal mismatch.
+    /// `HV_INVALID_ARGUMENT` on an internal mismatch (a graph error); as
+    /// [`RabitqIndex::from_parts`] when the codes are rebuilt.
     pub fn consolidate(&mut self, view: &FlatView<'_>, remap: &[u32]) -> Result<()> {
         let deleted = &self.deleted;
         self.graph

@@ -46,10 +46,16 @@ impl Collection {
     }
 
     /// Repairs the graph around tombstones (FreshDiskANN) and compacts the rows so that no
-    /// deleted record takes space any more. A no-op without an index or tombstones.
+    /// deleted record takes space any more. Nothing changes without an index, or with a full
+    /// index that holds no tombstones. An interim index (durable collections) is not repaired:
+    /// it is dropped together with its tombstoned rows (the mutable segment is then scanned
+    /// exactly until a new interim index is built in the background).
     ///
     /// # Errors
-    /// `HV_INTERNAL` on an internal mismatch (the index is then dropped; exact search goes on).
+    /// `HV_OUT_OF_MEMORY` when the memory to rebuild is lacking (nothing changed);
+    /// `HV_INVALID_ARGUMENT` on a graph error during the repair, or as
+    /// [`RabitqIndex::from_parts`] when the codes are rebuilt (an internal mismatch either way:
+    /// the index is then dropped and exact search goes on).
     pub fn consolidate(&mut self) -> Result<()> {
         if self.mutable.consolidate()? {
             self.version += 1;

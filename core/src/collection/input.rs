@@ -27,10 +27,21 @@ pub(crate) struct SealInput {
     pub(crate) metadata: Vec<Option<String>>,
 }
 
+/// Whether a copy of rows takes their metadata: a seal writes it into the segment, an interim
+/// index (memory only, over the rows that keep it) does not need it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Metadata {
+    /// Copy the metadata column.
+    Copy,
+    /// Leave the copy's metadata column empty.
+    Skip,
+}
+
 #[cfg_attr(not(feature = "durable"), allow(dead_code))]
 impl SealInput {
-    /// Copies rows `rows` of `from` (in that order) out; `metadata` false leaves the metadata column empty.
-    pub(super) fn copy(from: &Rows, rows: &[usize], metadata: bool) -> SealInput {
+    /// Copies rows `rows` of `from` (in that order) out, with or without their metadata.
+    pub(super) fn copy(from: &Rows, rows: &[usize], metadata: Metadata) -> SealInput {
+        let metadata = metadata == Metadata::Copy;
         let dim = from.dim;
         let mut input = SealInput {
             dim,

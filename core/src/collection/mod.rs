@@ -116,7 +116,9 @@ pub struct Stats {
     pub metric: Metric,
     /// Name of the distance kernel set in use (e.g. `"avx2-fma-f16c"`, `"wasm-simd128"`).
     pub kernel: &'static str,
-    /// The search code path: `"exact"` (flat scan) or the index's, e.g. `"vamana-rabitq4"`.
+    /// The search code path: `"exact"` (flat scan) or the index's, e.g. `"vamana-rabitq4"`;
+    /// with sealed segments, `"segmented-<mode>"` where `<mode>` is the first sealed segment's
+    /// index mode (e.g. `"segmented-vamana-rabitq4"`).
     pub mode: String,
     /// Bytes of the stored vectors (rows · dim · 4, tombstoned rows included; the rows of sealed
     /// segments are memory-mapped, not heap).

@@ -88,7 +88,8 @@ impl Mutable {
     /// index is dropped with its dead rows instead. True when a full index changed.
     ///
     /// # Errors
-    /// `HV_OUT_OF_MEMORY` (nothing changed), `HV_INTERNAL` (the index is then dropped).
+    /// As [`crate::collection::Collection::consolidate`]: `HV_OUT_OF_MEMORY` (nothing changed),
+    /// a graph or codes error of the repair (the index is then dropped).
     pub(super) fn consolidate(&mut self) -> Result<bool> {
         if self.deferred {
             self.drop_dead_rows();

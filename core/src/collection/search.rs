@@ -56,8 +56,11 @@ impl Collection {
     }
 
     /// Search for `n` queries at once (`queries` is `n × dim` row-major); one result list per
-    /// query, in order. Exact searches read each stored row once per chunk of queries; indexed
-    /// searches run the queries in parallel natively.
+    /// query, in order. Over the mutable segment alone, exact searches read each stored row once
+    /// per chunk of queries and indexed searches run the queries in parallel natively; when
+    /// results are merged across parts (sealed segments, or an interim index with a tail), each
+    /// query is searched on its own (in parallel natively), so exact scans read the rows once
+    /// per query.
     ///
     /// # Errors
     /// `HV_INVALID_ARGUMENT` (no query), `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR` (`index` = query number).

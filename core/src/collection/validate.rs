@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 
 use crate::error::{Error, Result};
+use crate::metadata::is_json;
 use crate::quant::RabitqIndex;
 use crate::types::{Metric, VectorId};
 
@@ -16,11 +17,6 @@ pub const CODE_SAMPLE: usize = 16;
 /// row bookkeeping.
 pub(crate) fn keeps_norms(metric: Metric) -> bool {
     metric == Metric::Cosine
-}
-
-/// True when `text` is one JSON value.
-pub(crate) fn is_json(text: &str) -> bool {
-    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
 /// A write's batch, checked: its metadata (one entry per record) and the 1/‖x‖ per record

@@ -12,7 +12,9 @@ use crate::types::VectorId;
 /// `None` once closed.
 pub type SharedCollection = Arc<RwLock<Option<Collection>>>;
 
-/// Answer to a write: the number of records written (or deleted) or the error.
+/// Answer to a request: for a write, the number of records written (or deleted); for a seal,
+/// the number of records sealed; for a compaction, the number of segments merged; or the
+/// error.
 pub type Reply = Box<dyn FnOnce(Result<usize>) + Send>;
 
 /// Called by the committer after it answered a group of requests (see

@@ -9,7 +9,7 @@ use super::channel::{read_lock, write_lock, Msg, Reply};
 use super::committer::Committer;
 use super::jobs::{self, Built, JobKind, Workshop};
 use super::manifest::swap_mutations;
-use super::policy::{next_job, Job, PolicyStats};
+use super::policy::{next_job, Job, PolicyStats, Requests};
 use crate::collection::Collection;
 use crate::error::{Error, Result};
 use crate::store::RecordStore;
@@ -30,18 +30,21 @@ impl<S: RecordStore> Committer<S> {
             return;
         };
         let shared = self.links.shared.clone();
-        // The committer is the only writer, so what it reads under the read lock stays true until
-        // it takes the write lock: the copies of the mutable rows for a seal (every row, so that a
-        // backlog is sealed in one go) or an interim index are made under the read lock, and
-        // searches go on.
+        // The copies of the mutable rows for a seal (every live row, so that a backlog is sealed
+        // in one go) or an interim index are made under the read lock, so searches go on. The
+        // committer is the only writer of records; should anything else have changed the
+        // collection before the write lock is taken (an in-memory index installed by
+        // `buildIndex`), `begin_seal` refuses the copy and the seal waits for the next group.
         let (job, seal_input) = {
             let guard = read_lock(&shared);
             let Some(col) = guard.as_ref() else { return };
             let job = next_job(
                 &PolicyStats::of(
                     col,
-                    !self.want_seal.is_empty(),
-                    !self.want_compact.is_empty(),
+                    Requests {
+                        seal: !self.want_seal.is_empty(),
+                        compact: !self.want_compact.is_empty(),
+                    },
                 ),
                 &self.cfg,
             );

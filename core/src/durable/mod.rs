@@ -22,13 +22,19 @@
 //! Readers never wait for the sync (it happens outside the lock); a reader may observe a write
 //! of the group being synced before the writer is told it is durable.
 //!
-//! The parts (private modules): `channel` (requests and messages), `committer` (the
-//! group-commit loop), `policy` (when to seal, compact or build an interim index, and when a
-//! write waits: pure functions of a few numbers), `jobs` (the background builds, and the install
-//! of their swap tickets), `manifest` (the store mutations of a group and of a swap, and the
-//! segment files), `load` (memory from the store, at open and after a failed commit).
+//! The parts (private modules): `channel` (the shared collection, the write requests with their
+//! replies, and the committer's messages), `committer` (the group-commit loop), `files`
+//! (`SegmentDir`: the segment files of the directory), `jobs` (the background builds, each
+//! with its swap ticket, handing back what they built), `lifecycle` (starting jobs and
+//! installing their results between two groups: where the tickets are consumed), `load` (the
+//! in-memory collection from the store and the segment files, at open and after a failed
+//! commit), `manifest` (the store mutations of a group and of a swap; `apply`, one write request
+//! applied to the collection), `policy` (when to seal, compact or build an interim index, and
+//! when a write waits: pure functions of a few numbers).
 //!
-//! # Sealed segments (seed-vector-database.md §2.4–2.8)
+//! # Sealed segments
+//!
+//! Design: `../shared/design/seed-vector-database.md` §2.4–2.8 (outside the repository).
 //!
 //! The in-memory rows are the mutable segment. When it reaches
 //! [`SegmentConfig::max_mutable_records`] (or on [`DurableCollection::seal`]), the committer
@@ -196,8 +202,17 @@ impl DurableCollection {
         }
     }
 
-    /// Queues a write; `reply` is called (on the committer thread) once it is durable, or with
-    /// its error. Requests are applied in the order of `submit` calls.
+    /// Queues a write; `reply` is called (on the committer thread) once it is durable, with the
+    /// number of records written (added or upserted) or deleted, or with its error. Requests are
+    /// applied in the order of `submit` calls.
+    ///
+    /// # Errors
+    /// Carried by the reply: `HV_READ_ONLY` (a read-only collection; answered at once),
+    /// `HV_CLOSED` (the collection is closed), the validation codes of the write
+    /// (`HV_INVALID_ARGUMENT`, `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR`, `HV_DUPLICATE_ID`,
+    /// `HV_OUT_OF_MEMORY`: see [`Collection::add`](crate::collection::Collection::add); nothing
+    /// of the request is applied), or the store's error when the group's commit fails (`HV_IO`;
+    /// none of the group is kept).
     pub fn submit(&self, req: WriteRequest, reply: Reply) {
         if self.read_only {
             return reply(Err(Error::ReadOnly));
@@ -208,6 +223,12 @@ impl DurableCollection {
     /// Seals the mutable segment now (after the writes queued before this call); `reply` gets
     /// the number of records sealed (0 when the mutable segment is empty) once the segment is
     /// durable and in use.
+    ///
+    /// # Errors
+    /// Carried by the reply: `HV_READ_ONLY` (answered at once), `HV_CLOSED`, `HV_UNSUPPORTED`
+    /// (a collection without a directory), `HV_IO` (writing the segment file, or the manifest
+    /// commit), or the build's own error (e.g. `HV_OUT_OF_MEMORY`; `HV_INTERNAL` for a caught
+    /// panic).
     pub fn seal(&self, reply: Reply) {
         if self.read_only {
             return reply(Err(Error::ReadOnly));
@@ -217,6 +238,9 @@ impl DurableCollection {
 
     /// Merges every sealed segment into one, dropping tombstoned rows; `reply` gets the number
     /// of segments merged (0 when there was nothing to do) once the result is durable.
+    ///
+    /// # Errors
+    /// As [`DurableCollection::seal`].
     pub fn compact(&self, reply: Reply) {
         if self.read_only {
             return reply(Err(Error::ReadOnly));

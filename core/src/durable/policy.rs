@@ -91,9 +91,18 @@ pub(crate) struct PolicyStats {
     pub(crate) compact_requested: bool,
 }
 
+/// What callers have asked for and the committer has not started yet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Requests {
+    /// A [`super::DurableCollection::seal`] call waits.
+    pub(crate) seal: bool,
+    /// A [`super::DurableCollection::compact`] call waits.
+    pub(crate) compact: bool,
+}
+
 impl PolicyStats {
     /// The numbers of `col` (read under one lock) and the callers' pending requests.
-    pub(crate) fn of(col: &Collection, seal_requested: bool, compact_requested: bool) -> Self {
+    pub(crate) fn of(col: &Collection, asked: Requests) -> Self {
         PolicyStats {
             mutable_live: col.mutable_len(),
             mutable_rows: col.mutable_rows(),
@@ -106,8 +115,8 @@ impl PolicyStats {
                     tombstone_ratio: p.tombstone_ratio(),
                 })
                 .collect(),
-            seal_requested,
-            compact_requested,
+            seal_requested: asked.seal,
+            compact_requested: asked.compact,
         }
     }
 }

@@ -48,6 +48,10 @@ impl FlatView<'_> {
     }
 
     /// Distance of prepared query `q` (see [`prepare_query`]) to row `i`; lower is closer.
+    ///
+    /// # Panics
+    /// If row `i` is out of range (`vectors` holds fewer than `(i + 1) · dim` values, or, under
+    /// cosine, `inv_norms` fewer than `i + 1`).
     #[inline]
     pub fn distance(&self, q: &[f32], i: usize) -> f32 {
         let x = &self.vectors[i * self.dim..(i + 1) * self.dim];

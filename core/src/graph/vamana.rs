@@ -315,6 +315,11 @@ impl Graph {
     }
 
     /// Checks every invariant (tests and debugging); returns the first violation found.
+    ///
+    /// # Errors
+    /// A message naming the first violation: the entry point out of range, or a node (by
+    /// number) whose degree exceeds R, with a neighbour out of range, a self loop, or a
+    /// duplicate neighbour.
     pub fn validate(&self) -> Result<(), String> {
         let n = self.len();
         if n > 0 && self.entry as usize >= n {

@@ -1,6 +1,7 @@
 //! Sealed segments: immutable files holding a batch of records and their Vamana index, read in
-//! place from a memory map (seed-vector-database.md §2.4–2.6: mutable segment, sealed segments,
-//! manifest; seed-horosvec.md §3: open without a rebuild).
+//! place from a memory map (design documents, outside the repository:
+//! `../shared/design/seed-vector-database.md` §2.4–2.6: mutable segment, sealed segments,
+//! manifest; `../shared/design/seed-horosvec.md` §3: open without a rebuild).
 //!
 //! A segment is written once ([`write_segment`]), synced and renamed into place, and never
 //! changed afterwards: deletes of its records are tombstones kept by the collection (and by the
@@ -162,17 +163,24 @@ impl Segment {
     }
 
     /// The vector of `row` (`dim` values).
+    ///
+    /// # Panics
+    /// If `row` is not a row of the segment (`row >= len()`).
     pub fn vector(&self, row: u32) -> &[f32] {
         let r = row as usize;
         &self.vectors.as_slice::<f32>()[r * self.dim..(r + 1) * self.dim]
     }
 
     /// The insertion sequence of `row`.
+    ///
+    /// # Panics
+    /// If `row` is not a row of the segment (`row >= len()`).
     pub fn seq(&self, row: u32) -> u64 {
         self.seqs.as_slice::<u64>()[row as usize]
     }
 
-    /// The 1/‖x‖ of `row` (cosine only).
+    /// The 1/‖x‖ of `row` (cosine only): `None` when the segment stores no norms (other
+    /// metrics) or `row` is out of range.
     pub fn inv_norm(&self, row: u32) -> Option<f32> {
         self.inv_norms.as_slice::<f32>().get(row as usize).copied()
     }
@@ -186,6 +194,9 @@ impl Segment {
     ///
     /// # Errors
     /// `HV_CORRUPT` when the stored id cannot be decoded.
+    ///
+    /// # Panics
+    /// If `row` is not a row of the segment (`row >= len()`).
     pub fn id(&self, row: u32) -> Result<VectorId> {
         VectorId::decode(self.id_bytes_of(row as usize), IdByteOrder::Little)
             .map_err(|e| Error::Corrupt(format!("segment id: {e}")))
@@ -195,6 +206,9 @@ impl Segment {
     ///
     /// # Errors
     /// `HV_CORRUPT` when it is not UTF-8.
+    ///
+    /// # Panics
+    /// If `row` is not a row of the segment (`row >= len()`).
     pub fn metadata(&self, row: u32) -> Result<Option<String>> {
         let offs = self.meta_offsets.as_slice::<u64>();
         let (a, b) = (offs[row as usize] as usize, offs[row as usize + 1] as usize);

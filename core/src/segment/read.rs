@@ -313,7 +313,7 @@ impl Segment {
         }
         for row in 0..self.n as u32 {
             if let Some(m) = self.metadata(row)? {
-                if serde_json::from_str::<serde::de::IgnoredAny>(&m).is_err() {
+                if !crate::metadata::is_json(&m) {
                     return Err(corrupt(format!("metadata of row {row} is not JSON")));
                 }
             }

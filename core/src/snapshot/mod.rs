@@ -68,6 +68,10 @@ pub struct IndexPart<'a> {
 }
 
 /// Writes a snapshot of `count` records (from `records`, in row order) and optionally the index.
+///
+/// # Errors
+/// `HV_OUT_OF_MEMORY` when the output buffer cannot grow; `HV_INTERNAL` when `records` yields
+/// other than `count` records, or the index's codes hold other than `count` records.
 pub fn write<'a>(
     dim: usize,
     metric: Metric,

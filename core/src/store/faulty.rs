@@ -1,7 +1,8 @@
-//! A crash-simulating store (the idea of redb's fault-injecting backend): [`FaultyStore`] wraps
+//! A fault-injecting store (the idea of redb's fault-injecting backend): [`FaultyStore`] wraps
 //! any [`RecordStore`] and fails chosen commits with `HV_IO` *before* they reach the inner store,
 //! as a medium that refuses a write or a sync would — so the inner store holds none of the
-//! failed group, as the [`RecordStore::commit`] contract requires. The [`FaultSwitch`] is shared:
+//! failed group, as the [`RecordStore::commit`] contract requires. It does not simulate a crash
+//! in the middle of a write (no torn or partial commit reaches the inner store). The [`FaultSwitch`] is shared:
 //! a test keeps a clone and arms it while the wrapped store belongs to a committer thread.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

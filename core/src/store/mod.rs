@@ -1,6 +1,6 @@
 //! Durable storage of a collection's records, behind the [`RecordStore`] trait so that the
 //! collection logic does not depend on where bytes live: [`MemoryStore`] keeps them in memory
-//! (wasm, tests); [`SqliteStore`] (feature `durable`, native only) keeps them in one SQLite
+//! (tests, among them [`FaultyStore`]'s, which wraps it); [`SqliteStore`] (feature `durable`, native only) keeps them in one SQLite
 //! database per collection directory. The on-disk layout is drawn in `docs/format.md`.
 //!
 //! A store sees two things: `load` once at open, streaming every record in insertion-sequence
@@ -190,7 +190,8 @@ pub fn decode_id(k: &[u8]) -> Option<VectorId> {
     VectorId::decode(k, IdByteOrder::Big).ok()
 }
 
-/// Records kept in memory, in a map ordered by key: what the wasm build and tests use.
+/// Records kept in memory, in a map ordered by key: what tests use (among them
+/// [`FaultyStore`]'s, wrapped around it); the wasm build does not use a store.
 pub struct MemoryStore {
     dim: usize,
     metric: Metric,

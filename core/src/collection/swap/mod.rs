@@ -5,7 +5,7 @@
 //! Each is a typed ticket, so that the legal order is the type signature:
 //!
 //! ```text
-//! seal:        seal_input(&self) → begin_seal(&mut self, input) → SealTicket ─┐
+//! seal:        seal_input(&self) → SealCopy → begin_seal(&mut self, copy) → SealTicket ─┐
 //! compaction:  begin_compaction(&mut self, parts) → CompactionTicket ───────┤ build (no lock)
 //! interim:     begin_interim(&self) → InterimTicket ────────────────────────┘
 //!              install_sealed / install_compacted / install_interim(ticket)   (consumes it)
@@ -15,12 +15,15 @@
 //! begun, whose rows in the new segment must start as tombstones. At most one exists at a time
 //! (`begin_*` returns `None` otherwise); installing consumes it; dropping it uninstalled (a
 //! failed or cancelled build, a thread that could not start) aborts the swap and the collection
-//! stops tracking. An interim ticket carries the layout epoch its copy is valid for instead: a
-//! stale one is refused at install.
+//! stops tracking. A [`SealCopy`] names the collection version it was copied at: `begin_seal`
+//! refuses a copy the collection has changed since (nothing tracked the writes in between). An
+//! interim ticket carries the layout epoch its copy is valid for instead, and the collection it
+//! was copied from: a stale or foreign one is refused at install.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use super::input::Metadata;
 pub(crate) use super::input::SealInput;
 use super::segments::SealedPart;
 use super::Collection;
@@ -109,6 +112,14 @@ impl std::fmt::Debug for Tracking {
     }
 }
 
+/// The live mutable rows copied for a seal ([`Collection::seal_input`]), with the collection
+/// version they were copied at: the only thing [`Collection::begin_seal`] accepts.
+#[derive(Debug)]
+pub(crate) struct SealCopy {
+    input: SealInput,
+    version: u64,
+}
+
 /// A seal in progress: the copied rows and the tracking of the ids written since. Install it
 /// with [`Collection::install_sealed`]; dropping it aborts the seal.
 #[derive(Debug)]
@@ -147,6 +158,9 @@ impl CompactionTicket {
 pub(crate) struct InterimTicket {
     input: SealInput,
     epoch: u64,
+    /// The dirty-set slot of the collection it was copied from (its identity: a collection
+    /// reloaded after a failed commit has another).
+    owner: Slot,
 }
 
 impl InterimTicket {
@@ -158,25 +172,35 @@ impl InterimTicket {
 
 #[cfg_attr(not(feature = "durable"), allow(dead_code))]
 impl Collection {
-    /// Copies the live mutable rows out for a seal (shared access: the caller, the only writer,
-    /// then calls [`Collection::begin_seal`] with nothing written in between); `None` when there
-    /// is none, or a seal or compaction is already being built.
-    pub(crate) fn seal_input(&self) -> Option<SealInput> {
+    /// Copies the live mutable rows out for a seal (shared access, so searches go on; then
+    /// [`Collection::begin_seal`] under exclusive access); `None` when there is none, or a seal
+    /// or compaction is already being built.
+    pub(crate) fn seal_input(&self) -> Option<SealCopy> {
         if self.dirty.busy() || self.mutable.rows.live() == 0 {
             return None;
         }
-        Some(SealInput::copy(
-            &self.mutable.rows,
-            &self.mutable.live_rows(),
-            true,
-        ))
+        Some(SealCopy {
+            input: SealInput::copy(
+                &self.mutable.rows,
+                &self.mutable.live_rows(),
+                Metadata::Copy,
+            ),
+            version: self.version,
+        })
     }
 
-    /// Begins the seal of `input` (just copied by [`Collection::seal_input`]): from now on the
-    /// ids written are tracked. `None` when a seal or compaction is already being built.
-    pub(crate) fn begin_seal(&mut self, input: SealInput) -> Option<SealTicket> {
+    /// Begins the seal of `copy` (made by [`Collection::seal_input`]): from now on the ids
+    /// written are tracked. `None` when a seal or compaction is already being built, or when the
+    /// collection changed since the copy (a write in between would be lost: copy again).
+    pub(crate) fn begin_seal(&mut self, copy: SealCopy) -> Option<SealTicket> {
+        if copy.version != self.version {
+            return None;
+        }
         let tracking = self.dirty.begin()?;
-        Some(SealTicket { input, tracking })
+        Some(SealTicket {
+            input: copy.input,
+            tracking,
+        })
     }
 
     /// Installs `seg`, built from the ticket's rows: records unchanged since the copy leave the
@@ -295,16 +319,18 @@ impl Collection {
     pub(crate) fn begin_interim(&self) -> InterimTicket {
         let all: Vec<usize> = (0..self.mutable.rows.len()).collect();
         InterimTicket {
-            input: SealInput::copy(&self.mutable.rows, &all, false),
+            input: SealInput::copy(&self.mutable.rows, &all, Metadata::Skip),
             epoch: self.mutable.layout_epoch,
+            owner: self.dirty.slot.clone(),
         }
     }
 
     /// Installs an interim index built from `ticket`'s rows (false, and nothing changes, when
-    /// rows moved since): it covers the rows copied then; the rows added since stay a tail, and
-    /// every row deleted since is a tombstone.
+    /// rows moved since or the ticket was copied from another collection): it covers the rows
+    /// copied then; the rows added since stay a tail, and every row deleted since is a tombstone.
     pub(crate) fn install_interim(&mut self, ix: AnnIndex, ticket: InterimTicket) -> bool {
-        self.mutable.install_interim(ix, ticket.epoch)
+        Arc::ptr_eq(&ticket.owner, &self.dirty.slot)
+            && self.mutable.install_interim(ix, ticket.epoch)
     }
 }
 

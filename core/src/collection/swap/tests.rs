@@ -1,5 +1,5 @@
 //! The tickets' rules: a dropped ticket aborts its swap, an install consumes it, a ticket of
-//! another collection or a stale interim ticket is refused.
+//! another collection, a stale seal copy or a stale or foreign interim ticket is refused.
 
 use super::*;
 use crate::ann::IndexParams;
@@ -109,4 +109,29 @@ fn a_stale_interim_ticket_is_refused() {
         .unwrap();
     assert!(c.install_interim(ix, t));
     assert!(c.has_index());
+}
+
+#[test]
+fn a_copy_older_than_the_collection_is_refused() {
+    let mut c = col(3);
+    let copy = c.seal_input().unwrap();
+    // a write between the copy and the begin: nothing tracked it, so the copy is stale
+    c.upsert(vec![VectorId::Int(1)], &[7.0, 7.0], None).unwrap();
+    assert!(c.begin_seal(copy).is_none());
+    assert!(!c.dirty.busy(), "a refused copy tracks nothing");
+    let t = c.begin_seal(c.seal_input().unwrap()).unwrap();
+    assert_eq!(t.input().len(), 3);
+}
+
+#[test]
+fn an_interim_ticket_of_another_collection_is_refused() {
+    let a = col(3);
+    let mut b = col(3);
+    let t = a.begin_interim();
+    let ix = t
+        .input()
+        .build_index(IndexParams::default(), &Default::default())
+        .unwrap();
+    assert!(!b.install_interim(ix, t), "same epoch, other collection");
+    assert!(!b.has_index());
 }
