@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use horosvec_core::durable::{DurableCollection, Reply, SegmentConfig, WriteRequest};
+use horosvec_core::durable::{DurableCollection, Reply, WriteRequest};
 use horosvec_core::store::{Durability, SqliteStore};
 use horosvec_core::{args, Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
 use napi::bindgen_prelude::{
@@ -141,19 +141,12 @@ fn build_request(
     let ids = ids_in(ids)?;
     match kind {
         "delete" => Ok(WriteRequest::Delete { ids }),
-        "add" | "upsert" => Ok(WriteRequest::Put {
-            kind: if kind == "add" {
-                WriteKind::Add
-            } else {
-                WriteKind::Upsert
-            },
+        put => Ok(WriteRequest::Put {
+            kind: args::write_kind(put)?,
             ids,
             vectors: vectors.map(|v| v.to_vec()).unwrap_or_default(),
             metadata,
         }),
-        other => Err(Error::invalid_argument(format!(
-            "unknown write kind {other:?}"
-        ))),
     }
 }
 
@@ -288,20 +281,13 @@ impl CoreCollection {
         segments: Option<RawSegmentOptions>,
     ) -> AsyncTask<Job<CoreCollection>> {
         Job::new(move || {
-            let mut cfg = SegmentConfig::default();
-            if let Some(o) = segments {
-                if let Some(v) = o.max_mutable_records {
-                    cfg.max_mutable_records = args::count("maxMutableRecords", v, 1e9)?;
-                }
-                if let Some(v) = o.max_sealed_segments {
-                    cfg.max_sealed_segments = args::count("maxSealedSegments", v, 1e6)?;
-                }
-                if let Some(v) = o.max_tombstone_ratio {
-                    cfg.max_tombstone_ratio = v;
-                }
-                cfg.verify = o.verify.unwrap_or(false);
-            }
-            cfg.validate()?;
+            let o = segments.as_ref();
+            let cfg = args::segment_config(&args::SegmentArgs {
+                max_mutable_records: o.and_then(|o| o.max_mutable_records),
+                max_sealed_segments: o.and_then(|o| o.max_sealed_segments),
+                max_tombstone_ratio: o.and_then(|o| o.max_tombstone_ratio),
+                verify: o.and_then(|o| o.verify),
+            })?;
             let dim = dim.map(args::dim).transpose()?;
             let metric = metric.as_deref().map(Metric::parse).transpose()?;
             let durability = Durability::parse(&durability)?;

@@ -27,16 +27,16 @@ pub mod durable;
 pub mod error;
 pub mod flat;
 pub mod graph;
-pub mod mem;
+pub(crate) mod mem;
 mod metadata;
 pub mod quant;
-pub mod region;
+pub(crate) mod region;
 mod rng;
 pub mod segment;
-pub mod snapshot;
+pub(crate) mod snapshot;
 pub mod store;
 pub mod types;
-pub mod vector;
+pub(crate) mod vector;
 
 pub use ann::{default_bits, AnnIndex, IndexParams, AUTO_BITS, RERANK_EPSILON0};
 pub use collection::{

@@ -16,6 +16,7 @@ use crate::error::Error;
 use crate::error::Result;
 
 /// Headroom added to every estimate: bookkeeping, small temporaries, error messages.
+#[cfg(target_arch = "wasm32")]
 pub const SLACK: usize = 1 << 20;
 
 /// Fails with `HV_OUT_OF_MEMORY` (naming `what`) unless `bytes()` (+ [`SLACK`]) can be

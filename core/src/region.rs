@@ -51,12 +51,14 @@ unsafe impl bytemuck::Zeroable for CacheLine {}
 unsafe impl bytemuck::Pod for CacheLine {}
 
 /// An owned buffer whose first byte is 64-byte aligned (a memory map is page-aligned; this stands
-/// in for one in tests and in the wasm build, where files are byte arrays).
+/// in for one in tests, which hold segment files as byte arrays).
+#[cfg(test)]
 pub struct AlignedBuf {
     lines: Vec<CacheLine>,
     len: usize,
 }
 
+#[cfg(test)]
 impl AlignedBuf {
     /// Copies `bytes` into a fresh 64-byte aligned buffer.
     pub fn from_bytes(bytes: &[u8]) -> AlignedBuf {
@@ -69,6 +71,7 @@ impl AlignedBuf {
     }
 }
 
+#[cfg(test)]
 impl Backing for AlignedBuf {
     fn bytes(&self) -> &[u8] {
         &bytemuck::cast_slice::<CacheLine, u8>(&self.lines)[..self.len]

@@ -1,5 +1,5 @@
 //! Upper bounds of the bytes an index operation may allocate, which the wasm build checks before
-//! it changes anything ([`crate::mem::ensure_headroom`]; a no-op natively).
+//! it changes anything (`crate::mem::ensure_headroom`; a no-op natively).
 
 use super::{default_bits, AnnIndex, IndexParams, AUTO_BITS};
 
@@ -14,7 +14,7 @@ impl AnnIndex {
 
     /// An upper bound of the bytes that inserting `n_new` nodes may allocate: every growing
     /// array reallocated once (old and new copies alive together), plus the insert's lists of L
-    /// candidates ([`crate::mem::ensure_headroom`]).
+    /// candidates (`crate::mem::ensure_headroom`).
     pub fn insert_headroom(&self, n_new: usize) -> usize {
         let nodes = self.len().saturating_add(n_new);
         let l = self.params.l.max(self.graph.max_degree());

@@ -23,7 +23,7 @@
 //! | `params.rs` | [`IndexParams`]: build parameters, defaults, range checks |
 //! | `mod.rs` | [`AnnIndex`]: build, assembly from parts, tombstones, inserts, consolidation |
 //! | `search.rs` | [`AnnIndex::search`]: walk, then bound-driven exact rerank |
-//! | `memory.rs` | upper bounds of what inserts, searches, builds and consolidations allocate ([`crate::mem::ensure_headroom`]) |
+//! | `memory.rs` | upper bounds of what inserts, searches, builds and consolidations allocate (`crate::mem::ensure_headroom`) |
 
 mod memory;
 mod params;

@@ -283,5 +283,64 @@ pub fn graph_entry(v: f64) -> Result<u32> {
     count("entry", v, f64::from(u32::MAX) - 1.0).map(|e| e as u32)
 }
 
+/// Largest `maxMutableRecords` a durable collection accepts.
+pub const MAX_MUTABLE_RECORDS: f64 = 1e9;
+/// Largest `maxSealedSegments` a durable collection accepts.
+pub const MAX_SEALED_SEGMENTS: f64 = 1e6;
+
+/// The fields of a JS segment options object (`{ maxMutableRecords?, maxSealedSegments?,
+/// maxTombstoneRatio?, verify? }` of `Collection.open`), before any check. `None` = absent.
+#[cfg(feature = "durable")]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SegmentArgs {
+    /// Seal the mutable segment at this many records (count).
+    pub max_mutable_records: Option<f64>,
+    /// Merge sealed segments past this many (count).
+    pub max_sealed_segments: Option<f64>,
+    /// Rewrite a sealed segment past this tombstoned fraction, in (0, 1].
+    pub max_tombstone_ratio: Option<f64>,
+    /// Check every segment file whole at open.
+    pub verify: Option<bool>,
+}
+
+/// The segment configuration of a durable collection from JS values; absent fields keep
+/// [`crate::durable::SegmentConfig::default`].
+///
+/// # Errors
+/// `HV_INVALID_ARGUMENT` unless `maxMutableRecords` is an integer in 0..=10⁹ and
+/// `maxSealedSegments` in 0..=10⁶ (then as [`crate::durable::SegmentConfig::validate`]:
+/// `maxTombstoneRatio` in (0, 1], and the configuration's other ranges).
+#[cfg(feature = "durable")]
+pub fn segment_config(a: &SegmentArgs) -> Result<crate::durable::SegmentConfig> {
+    let mut cfg = crate::durable::SegmentConfig::default();
+    if let Some(v) = a.max_mutable_records {
+        cfg.max_mutable_records = count("maxMutableRecords", v, MAX_MUTABLE_RECORDS)?;
+    }
+    if let Some(v) = a.max_sealed_segments {
+        cfg.max_sealed_segments = count("maxSealedSegments", v, MAX_SEALED_SEGMENTS)?;
+    }
+    if let Some(v) = a.max_tombstone_ratio {
+        cfg.max_tombstone_ratio = v;
+    }
+    cfg.verify = a.verify.unwrap_or(false);
+    cfg.validate()?;
+    Ok(cfg)
+}
+
+/// The kind of a put from its JS name: `"add"` (new ids only) or `"upsert"`.
+///
+/// # Errors
+/// `HV_INVALID_ARGUMENT` for any other name.
+pub fn write_kind(name: &str) -> Result<crate::collection::WriteKind> {
+    use crate::collection::WriteKind;
+    match name {
+        "add" => Ok(WriteKind::Add),
+        "upsert" => Ok(WriteKind::Upsert),
+        other => Err(Error::invalid_argument(format!(
+            "unknown write kind {other:?}"
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -248,3 +248,60 @@ fn counts_and_graph_numbers() {
         "entry must be a non-negative integer, got 4294967295"
     );
 }
+
+#[test]
+fn write_kinds() {
+    use crate::collection::WriteKind;
+    assert_eq!(write_kind("add").unwrap(), WriteKind::Add);
+    assert_eq!(write_kind("upsert").unwrap(), WriteKind::Upsert);
+    for bad in ["", "Add", "delete", "put"] {
+        assert_eq!(msg(write_kind(bad)), format!("unknown write kind {bad:?}"));
+    }
+}
+
+#[cfg(feature = "durable")]
+#[test]
+fn segment_options() {
+    let d = crate::durable::SegmentConfig::default();
+    let got = segment_config(&SegmentArgs::default()).unwrap();
+    assert_eq!(
+        (got.max_mutable_records, got.max_sealed_segments, got.verify),
+        (d.max_mutable_records, d.max_sealed_segments, false)
+    );
+    let got = segment_config(&SegmentArgs {
+        max_mutable_records: Some(5000.0),
+        max_sealed_segments: Some(3.0),
+        max_tombstone_ratio: Some(0.5),
+        verify: Some(true),
+    })
+    .unwrap();
+    assert_eq!(
+        (got.max_mutable_records, got.max_sealed_segments, got.verify),
+        (5000, 3, true)
+    );
+    assert!((got.max_tombstone_ratio - 0.5).abs() < 1e-12);
+    for (a, want) in [
+        (
+            SegmentArgs {
+                max_mutable_records: Some(1e9 + 1.0),
+                ..SegmentArgs::default()
+            },
+            "maxMutableRecords must be a non-negative integer, got 1000000001",
+        ),
+        (
+            SegmentArgs {
+                max_sealed_segments: Some(0.5),
+                ..SegmentArgs::default()
+            },
+            "maxSealedSegments must be a non-negative integer, got 0.5",
+        ),
+    ] {
+        assert_eq!(msg(segment_config(&a)), want);
+    }
+    let e = segment_config(&SegmentArgs {
+        max_tombstone_ratio: Some(0.0),
+        ..SegmentArgs::default()
+    })
+    .unwrap_err();
+    assert_eq!(e.code(), crate::ErrorCode::InvalidArgument);
+}

@@ -1,6 +1,6 @@
 //! The mutable segment's approximate index as the caller sees it: build and install, install
 //! from loaded parts (a snapshot, an import), consolidation of tombstones; and the snapshot of a
-//! collection ([`crate::snapshot`] is the codec; the collection installs what it decodes).
+//! collection (`crate::snapshot` is the codec; the collection installs what it decodes).
 
 use std::sync::atomic::AtomicBool;
 
@@ -155,7 +155,7 @@ impl Collection {
     }
 
     /// A versioned binary snapshot of the collection (records and, if built, the index graph):
-    /// see [`crate::snapshot`]. Tombstones are consolidated first, so the snapshot holds live
+    /// see `crate::snapshot`. Tombstones are consolidated first, so the snapshot holds live
     /// records only.
     ///
     /// # Errors
@@ -220,7 +220,7 @@ impl Collection {
     /// the index parts, which are installed last.
     ///
     /// # Errors
-    /// `HV_CORRUPT`, `HV_VERSION`, `HV_OUT_OF_MEMORY` (see [`crate::snapshot::Decoder`]).
+    /// `HV_CORRUPT`, `HV_VERSION`, `HV_OUT_OF_MEMORY` (see `crate::snapshot::Decoder`).
     pub fn from_bytes(bytes: &[u8]) -> Result<Collection> {
         let mut dec = snapshot::Decoder::new(bytes)?;
         let (dim, metric) = dec.shape();

@@ -65,7 +65,7 @@ impl FlatView<'_> {
     }
 
     /// Asks the medium for row `i` ahead of use, the first time only, when the rows are read
-    /// from a mapped file ([`RecordPages::will_need`]); nothing for rows in memory.
+    /// from a mapped file (`RecordPages::will_need`); nothing for rows in memory.
     #[inline]
     pub fn will_need(&self, i: usize) {
         if let Some(p) = self.pages {
@@ -74,7 +74,7 @@ impl FlatView<'_> {
     }
 
     /// Asks the CPU to start loading row `i` into cache (e.g. the next rows of a rerank). Only a
-    /// hint ([`crate::region::prefetch`]): no effect for `i >= n`.
+    /// hint (`crate::region::prefetch`): no effect for `i >= n`.
     #[inline]
     pub fn prefetch(&self, i: usize) {
         if let Some(row) = self.vectors.get(i * self.dim..(i + 1) * self.dim) {

@@ -194,7 +194,7 @@ impl Graph {
     }
 
     /// Asks the medium for `node`'s adjacency row ahead of use when the graph is read from a
-    /// mapped file ([`Region::will_need`]); nothing for a graph in memory or an id out of range.
+    /// mapped file (`Region::will_need`); nothing for a graph in memory or an id out of range.
     #[inline]
     pub fn will_need(&self, node: u32) {
         if (node as usize) < self.len() {

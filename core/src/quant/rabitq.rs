@@ -163,7 +163,7 @@ impl RabitqIndex {
     }
 
     /// Asks the medium for vector `i`'s record ahead of use when the codes are read from a
-    /// mapped file ([`crate::region::Region::will_need`]): the first searches after a cold open
+    /// mapped file (`crate::region::Region::will_need`): the first searches after a cold open
     /// then overlap their page faults. Nothing for codes in memory or `i >= len()`.
     #[inline]
     pub fn will_need(&self, i: u32) {
@@ -175,7 +175,7 @@ impl RabitqIndex {
 
     /// Asks the CPU to start loading vector `i`'s record (codes and factors) into cache, e.g.
     /// for the neighbours of the next node of a graph walk before estimating them. Only a hint
-    /// ([`crate::region::prefetch`]): no effect for `i >= len()`.
+    /// (`crate::region::prefetch`): no effect for `i >= len()`.
     #[inline]
     pub fn prefetch(&self, i: u32) {
         let i = i as usize;

@@ -6,7 +6,7 @@
 //! A segment is written once ([`write_segment`]), synced and renamed into place, and never
 //! changed afterwards: deletes of its records are tombstones kept by the collection (and by the
 //! store's `tombstones` table), not edits of the file. [`Segment::from_backing`] reads the header
-//! and hands out [`Region`]s of the mapping to the graph, the codes and the rows, so opening a
+//! and hands out `Region`s of the mapping to the graph, the codes and the rows, so opening a
 //! segment costs a header parse and a pass over its small sections, whatever its size.
 //!
 //! | file | concept |

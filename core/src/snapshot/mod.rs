@@ -33,7 +33,7 @@ use crate::types::{Metric, VectorId};
 
 mod decode;
 
-pub use decode::{Decoder, LoadedIndex, RecordSink};
+pub use decode::{Decoder, LoadedIndex};
 
 /// The 8-byte magic at the start of a snapshot.
 pub const MAGIC: &[u8; 8] = b"HVSNAP01";
