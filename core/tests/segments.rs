@@ -516,7 +516,9 @@ fn a_mutable_segment_of_mostly_tombstones_is_compacted_and_reindexed() {
 fn a_cold_segment_searches_the_same_before_and_after_its_warm_up() {
     use horosvec_core::ann::AnnSearch;
     use horosvec_core::flat::FlatView;
-    use horosvec_core::segment::{open_segment_file, warm_up, write_segment_file, SegmentRows};
+    use horosvec_core::segment::{
+        open_segment_file, warm_up, write_segment_file, Freshness, SegmentRows,
+    };
     use std::sync::atomic::AtomicBool;
 
     let dir = tmp("cold");
@@ -556,13 +558,13 @@ fn a_cold_segment_searches_the_same_before_and_after_its_warm_up() {
     write_segment_file(&dir, 7, &rows, &ix).unwrap();
 
     assert!(
-        !open_segment_file(&dir, 7, DIM, Metric::L2, true)
+        !open_segment_file(&dir, 7, DIM, Metric::L2, Freshness::JustWritten)
             .unwrap()
             .index()
             .is_cold(),
         "a segment just written is not cold"
     );
-    let seg = open_segment_file(&dir, 7, DIM, Metric::L2, false).unwrap();
+    let seg = open_segment_file(&dir, 7, DIM, Metric::L2, Freshness::FromDisk).unwrap();
     assert!(
         seg.index().is_cold(),
         "a mapped segment is cold until warmed"

@@ -11,15 +11,24 @@ use super::channel::{
     write_lock, GroupHook, Msg, Reply, SharedCollection, WriteRequest, MAX_GROUP,
 };
 use super::files::SegmentDir;
-use super::load::load;
+use super::load::{load, LoadMode};
 use super::manifest::{apply, group_mutations, Applied};
 use super::policy::{write_waits, SegmentConfig};
 use crate::error::Error;
-use crate::store::{Mutation, RecordStore};
+use crate::store::{Mutation, Reclaim, RecordStore};
 
 /// Records deleted from the store after which its free pages are given back (when enough of the
 /// file is free: [`RecordStore::reclaim`]).
 const RECLAIM_AFTER_DELETES: usize = 1024;
+
+/// Whether a group commit holds back the writes past the mutable segment's bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bound {
+    /// Hold them, in call order, until a seal makes room (a seal runs or can start).
+    Hold,
+    /// Commit everything (closing, or no seal can make room).
+    Off,
+}
 
 /// The state the committer shares with the handle.
 pub(crate) struct Links {
@@ -134,18 +143,30 @@ impl<S: RecordStore> Committer<S> {
     /// the rest in `msgs` until it is installed. If no job can start (no directory, nothing to
     /// seal), or the collection is closing, nothing is held.
     fn commit_bounded(&mut self, msgs: &mut Vec<(WriteRequest, Reply)>) {
-        self.commit_group(msgs, !self.closing);
+        self.commit_group(
+            msgs,
+            if self.closing {
+                Bound::Off
+            } else {
+                Bound::Hold
+            },
+        );
         if !msgs.is_empty() && self.running.is_none() {
             self.maybe_start_job();
-            let hold = self.running.is_some() && !self.closing;
-            self.commit_group(msgs, hold);
+            let bound = if self.running.is_some() && !self.closing {
+                Bound::Hold
+            } else {
+                Bound::Off
+            };
+            self.commit_group(msgs, bound);
         }
     }
 
     /// Applies a group of writes in memory, commits it in one transaction, answers. With
-    /// `hold`, the writes from the first one that would take the mutable segment past its bound
+    /// [`Bound::Hold`], the writes from the first one that would take the mutable segment past its bound
     /// stay in `msgs`, in order (backpressure).
-    fn commit_group(&mut self, msgs: &mut Vec<(WriteRequest, Reply)>, hold: bool) {
+    fn commit_group(&mut self, msgs: &mut Vec<(WriteRequest, Reply)>, bound: Bound) {
+        let hold = bound == Bound::Hold;
         if msgs.is_empty() {
             return;
         }
@@ -201,7 +222,7 @@ impl<S: RecordStore> Committer<S> {
                 self.deleted_since_reclaim += deleted;
                 if self.deleted_since_reclaim >= RECLAIM_AFTER_DELETES {
                     self.deleted_since_reclaim = 0;
-                    let _ = self.store.reclaim(false);
+                    let _ = self.store.reclaim(Reclaim::WhenWorthwhile);
                 }
                 for (_, reply, n) in done {
                     reply(Ok(n));
@@ -219,7 +240,7 @@ impl<S: RecordStore> Committer<S> {
     /// After a failed commit the store holds none of the group: rebuild memory from it (and
     /// the manifest's segments) so that nothing unacknowledged stays visible.
     pub(super) fn reload(&mut self) {
-        let reloaded = load(&mut self.store, self.dir.as_ref(), false, false);
+        let reloaded = load(&mut self.store, self.dir.as_ref(), LoadMode::default());
         let mut g = write_lock(&self.links.shared);
         if g.is_some() {
             *g = reloaded.ok();

@@ -13,7 +13,7 @@ use crate::collection::{
     Collection, CompactionTicket, InterimTicket, SealInput, SealTicket, SwapOutcome,
 };
 use crate::error::{Error, Result};
-use crate::segment::{open_segment_file, write_segment_file, Segment};
+use crate::segment::{open_segment_file, write_segment_file, Freshness, Segment};
 
 /// The kinds of background job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,7 +177,13 @@ fn build_segment(shop: &Workshop, generation: u64, input: &SealInput) -> Result<
     let dir: &Path = shop.dir.path();
     let path = write_segment_file(dir, generation, &input.rows(), &ix)?;
     // just written: in the page cache, not cold
-    let seg = open_segment_file(dir, generation, input.dim, input.metric, true);
+    let seg = open_segment_file(
+        dir,
+        generation,
+        input.dim,
+        input.metric,
+        Freshness::JustWritten,
+    );
     if seg.is_err() {
         shop.dir.remove_path(&path);
     }

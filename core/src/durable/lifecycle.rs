@@ -12,7 +12,7 @@ use super::manifest::swap_mutations;
 use super::policy::{next_job, Job, PolicyStats, Requests};
 use crate::collection::Collection;
 use crate::error::{Error, Result};
-use crate::store::RecordStore;
+use crate::store::{Reclaim, RecordStore};
 
 impl<S: RecordStore> Committer<S> {
     /// Starts the background job the policy names, if none runs; answers the seal and
@@ -183,7 +183,7 @@ impl<S: RecordStore> Committer<S> {
                 // the write-ahead log that the swap's transaction grew (best effort; a database
                 // created before incremental auto-vacuum keeps its pages for reuse)
                 self.deleted_since_reclaim = 0;
-                let _ = self.store.reclaim(true);
+                let _ = self.store.reclaim(Reclaim::Always);
                 answer(Ok(count));
             }
             Err(e) => {

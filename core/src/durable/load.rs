@@ -4,13 +4,22 @@
 use super::files::SegmentDir;
 use crate::collection::Collection;
 use crate::error::{Error, Result};
-use crate::segment::open_segment_file;
+use crate::segment::{open_segment_file, Freshness};
 use crate::store::{ManifestEntry, RecordStore};
 use crate::types::Metric;
 
 /// Attempts of a read-only open that found a segment file of its manifest already removed by
 /// the writer (a compaction committed a newer manifest meanwhile) before it gives up.
 const READ_RETRIES: usize = 50;
+
+/// How [`load`] reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LoadMode {
+    /// Check every segment file whole (`verify` of the segment options).
+    pub(crate) verify: bool,
+    /// A read-only view: a file removed by the writer's compaction meanwhile means "read again".
+    pub(crate) read_only: bool,
+}
 
 /// Builds the in-memory collection: the manifest's segments (mapped), then the store's
 /// mutable records, all from one consistent read of the store ([`RecordStore::begin_read`]).
@@ -26,9 +35,9 @@ const READ_RETRIES: usize = 50;
 pub(crate) fn load(
     store: &mut dyn RecordStore,
     dir: Option<&SegmentDir>,
-    verify: bool,
-    read_only: bool,
+    mode: LoadMode,
 ) -> Result<Collection> {
+    let LoadMode { verify, read_only } = mode;
     let mut attempt = 0;
     loop {
         store.begin_read()?;
@@ -86,7 +95,8 @@ fn load_parts(
             Error::Corrupt("the manifest lists segments but the store has no directory".into())
         })?;
         for e in manifest {
-            let seg = open_segment_file(dir.path(), e.generation, dim, metric, false)?;
+            let seg =
+                open_segment_file(dir.path(), e.generation, dim, metric, Freshness::FromDisk)?;
             if seg.len() as u64 != e.rows {
                 return Err(Error::Corrupt(format!(
                     "segment {} holds {} rows, the manifest says {}",

@@ -78,7 +78,7 @@ use crate::store::RecordStore;
 use channel::{fail_closed, Msg};
 use committer::{Committer, Links};
 use files::SegmentDir;
-use load::load;
+use load::{load, LoadMode};
 
 /// A durable collection: the shared in-memory state plus the committer thread.
 pub struct DurableCollection {
@@ -109,7 +109,14 @@ impl DurableCollection {
     ) -> Result<DurableCollection> {
         cfg.validate()?;
         let dir = dir.map(SegmentDir::new);
-        let col = load(&mut store, dir.as_ref(), cfg.verify, read_only)?;
+        let col = load(
+            &mut store,
+            dir.as_ref(),
+            LoadMode {
+                verify: cfg.verify,
+                read_only,
+            },
+        )?;
         warm_up(col.sealed().iter().map(|p| p.segment().clone()).collect());
         let next_gen = col
             .sealed()

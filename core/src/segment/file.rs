@@ -90,12 +90,21 @@ pub fn sync_dir(dir: &Path) -> Result<()> {
         .map_err(io(dir, "cannot sync directory"))
 }
 
+/// Where the pages of a segment file being opened are ([`open_segment_file`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Freshness {
+    /// Written by this process a moment ago: in the page cache.
+    JustWritten,
+    /// Opened from the medium: searched in cold mode until warmed up.
+    FromDisk,
+}
+
 /// Maps and opens segment `generation` of `dir`, checking it against the manifest's
 /// `(generation, dim, metric)`.
 ///
-/// `just_written`: the file was written by this process a moment ago ([`write_segment_file`]),
-/// so its pages are in the page cache and the segment is ready as it is. Otherwise it comes back
-/// in cold mode (its searches ask for their pages ahead of use): pass it to [`warm_up`](super::warm_up) once the
+/// [`Freshness::JustWritten`]: the file was written by this process a moment ago
+/// ([`write_segment_file`]), so its pages are in the page cache and the segment is ready as it
+/// is. [`Freshness::FromDisk`]: it comes back in cold mode (its searches ask for their pages ahead of use): pass it to [`warm_up`](super::warm_up) once the
 /// caller's own reading is done.
 ///
 /// # Errors
@@ -105,8 +114,9 @@ pub fn open_segment_file(
     generation: u64,
     dim: usize,
     metric: Metric,
-    just_written: bool,
+    freshness: Freshness,
 ) -> Result<Arc<Segment>> {
+    let just_written = freshness == Freshness::JustWritten;
     let path = dir.join(segment_file_name(generation));
     let f = match File::open(&path) {
         Ok(f) => f,

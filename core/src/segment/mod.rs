@@ -37,7 +37,7 @@ mod write;
 #[cfg(feature = "durable")]
 pub use file::{
     open_segment_file, parse_segment_file_name, segment_file_name, sync_dir, write_segment_file,
-    SEGMENT_SUFFIX, TEMP_SUFFIX,
+    Freshness, SEGMENT_SUFFIX, TEMP_SUFFIX,
 };
 pub use layout::{FORMAT_VERSION, HEADER_LEN, MAGIC, SECTIONS, SECTION_ALIGN};
 pub use warm::cold_searches_in_flight;

@@ -8,7 +8,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::{ManifestEntry, Mutation, RecordStore, StoredRecord};
+use super::{ManifestEntry, Mutation, Reclaim, RecordStore, StoredRecord};
 use crate::error::{Error, Result};
 use crate::types::Metric;
 
@@ -112,8 +112,8 @@ impl<S: RecordStore> RecordStore for FaultyStore<S> {
         self.inner.end_read();
     }
 
-    fn reclaim(&mut self, force: bool) -> Result<()> {
-        self.inner.reclaim(force)
+    fn reclaim(&mut self, when: Reclaim) -> Result<()> {
+        self.inner.reclaim(when)
     }
 
     /// # Errors

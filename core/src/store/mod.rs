@@ -158,14 +158,13 @@ pub trait RecordStore: Send {
     fn end_read(&mut self) {}
 
     /// Returns free space to the file system after many records left the store (a seal, a
-    /// compaction, many deletes): free pages (always with `force`, else only when enough of the
-    /// file is free to be worth the work), and the write-ahead log's space. Best effort.
-    /// Default: nothing.
+    /// compaction, many deletes): free pages (as `when` says), and the write-ahead log's space.
+    /// Best effort. Default: nothing.
     ///
     /// # Errors
     /// `HV_IO`.
-    fn reclaim(&mut self, force: bool) -> Result<()> {
-        let _ = force;
+    fn reclaim(&mut self, when: Reclaim) -> Result<()> {
+        let _ = when;
         Ok(())
     }
 
@@ -175,6 +174,15 @@ pub trait RecordStore: Send {
     /// # Errors
     /// `HV_IO` (the medium refused the write or the sync), `HV_READ_ONLY`.
     fn commit(&mut self, muts: &[Mutation<'_>]) -> Result<()>;
+}
+
+/// When [`RecordStore::reclaim`] gives free pages back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reclaim {
+    /// Always (after a swap moved many records out).
+    Always,
+    /// Only when enough of the file is free to be worth the work (after many deletes).
+    WhenWorthwhile,
 }
 
 /// Encodes an id as the store's key ([`VectorId::encode`], big-endian): `0x01` + 8 bytes for an integer, `0x02` + UTF-8

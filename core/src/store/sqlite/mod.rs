@@ -16,7 +16,7 @@ use std::path::PathBuf;
 
 use rusqlite::{params, Connection};
 
-use super::{decode_id, encode_id, ManifestEntry, Mutation, RecordStore, StoredRecord};
+use super::{decode_id, encode_id, ManifestEntry, Mutation, Reclaim, RecordStore, StoredRecord};
 use crate::error::{Error, Result};
 use crate::types::Metric;
 use schema::{record_crc, sql_err, table_count, RECLAIM_MIN_PAGES};
@@ -165,7 +165,8 @@ impl RecordStore for SqliteStore {
         }
     }
 
-    fn reclaim(&mut self, force: bool) -> Result<()> {
+    fn reclaim(&mut self, when: Reclaim) -> Result<()> {
+        let force = when == Reclaim::Always;
         let ctx = self.dir.join(DB_FILE).display().to_string();
         let pragma = |name: &str| -> Result<i64> {
             self.conn
