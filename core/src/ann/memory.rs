@@ -1,7 +1,7 @@
 //! Upper bounds of the bytes an index operation may allocate, which the wasm build checks before
 //! it changes anything (`crate::mem::ensure_headroom`; a no-op natively).
 
-use super::{default_bits, AnnIndex, IndexParams, AUTO_BITS};
+use super::{AnnIndex, IndexParams};
 
 impl AnnIndex {
     /// Bytes per node of what grows with the index: codes, adjacency at R (and the build's
@@ -37,11 +37,7 @@ impl AnnIndex {
     /// may allocate: codes, the adjacency at the build's slack (twice: the final copy), the
     /// search lists of L candidates.
     pub fn build_headroom(n: usize, dim: usize, params: &IndexParams) -> usize {
-        let bits = if params.bits == AUTO_BITS {
-            default_bits(dim)
-        } else {
-            params.bits
-        };
+        let bits = params.resolved(dim).bits;
         let per_node = (dim.div_ceil(64) * usize::from(bits) + 4) * 8
             + (params.r + params.r / 2 + 1) * 4 * 2
             + 16;

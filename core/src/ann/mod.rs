@@ -96,14 +96,7 @@ impl AnnIndex {
         cancel: &AtomicBool,
     ) -> Result<AnnIndex> {
         params.validate()?;
-        let params = if params.bits == AUTO_BITS {
-            IndexParams {
-                bits: default_bits(view.dim),
-                ..params
-            }
-        } else {
-            params
-        };
+        let params = params.resolved(view.dim);
         let n = view.seqs.len();
         let codes = encode_codes(view, &params)?;
         let graph = Graph::build_with(&nodes(view), &params.vamana(), progress, cancel)
@@ -119,14 +112,7 @@ impl AnnIndex {
     /// `HV_INVALID_ARGUMENT` (parameters, or a graph whose size is not the number of rows).
     pub fn from_graph(view: &FlatView<'_>, params: IndexParams, graph: Graph) -> Result<AnnIndex> {
         params.validate()?;
-        let params = if params.bits == AUTO_BITS {
-            IndexParams {
-                bits: default_bits(view.dim),
-                ..params
-            }
-        } else {
-            params
-        };
+        let params = params.resolved(view.dim);
         let n = view.seqs.len();
         if graph.len() != n {
             return Err(Error::invalid_argument(format!(

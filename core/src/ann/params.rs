@@ -57,6 +57,19 @@ pub const fn default_bits(dim: usize) -> u8 {
 }
 
 impl IndexParams {
+    /// These parameters with [`AUTO_BITS`] replaced by the code width for `dim`
+    /// ([`default_bits`]), as a build or an import stores them.
+    pub fn resolved(self, dim: usize) -> IndexParams {
+        if self.bits == AUTO_BITS {
+            IndexParams {
+                bits: default_bits(dim),
+                ..self
+            }
+        } else {
+            self
+        }
+    }
+
     /// The graph's share of the parameters.
     pub(super) fn vamana(&self) -> VamanaParams {
         VamanaParams {
