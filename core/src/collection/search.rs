@@ -41,7 +41,7 @@ impl Collection {
         self.check_vector(query, 0)?;
         crate::mem::ensure_headroom(|| self.search_headroom(opts, 1), "search")?;
         let mut q = Vec::with_capacity(self.dim());
-        flat::prepare_query(self.metric(), self.kernels(), query, &mut q);
+        flat::prepare_query(self.metric(), query, &mut q);
         let k = opts.k.min(self.len().max(1));
         if self.merged() {
             let hits = self.search_all(query, &q, k, opts)?;
@@ -87,7 +87,7 @@ impl Collection {
         let mut q = Vec::with_capacity(dim);
         for (i, v) in queries.chunks_exact(dim).enumerate() {
             self.check_vector(v, i)?;
-            flat::prepare_query(self.metric(), self.kernels(), v, &mut q);
+            flat::prepare_query(self.metric(), v, &mut q);
             prepared.extend_from_slice(&q);
         }
         let k = opts.k.min(self.len().max(1));

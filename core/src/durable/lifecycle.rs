@@ -34,7 +34,7 @@ impl<S: RecordStore> Committer<S> {
         // in one go) or an interim index are made under the read lock, so searches go on. The
         // committer is the only writer of records; should anything else have changed the
         // collection before the write lock is taken (an in-memory index installed by
-        // `buildIndex`), `begin_seal` refuses the copy and the seal waits for the next group.
+        // `buildIndex`), `begin_seal` refuses the copy and it is made again under the lock.
         let (job, seal_input) = {
             let guard = read_lock(&shared);
             let Some(col) = guard.as_ref() else { return };
@@ -57,10 +57,12 @@ impl<S: RecordStore> Committer<S> {
             cancel: self.links.cancel.clone(),
         };
         if let Some(input) = seal_input {
-            let Some(ticket) = write_lock(&shared)
-                .as_mut()
-                .and_then(|c| c.begin_seal(input))
-            else {
+            // a copy the collection changed since is made again under the write lock (nothing
+            // can interleave there), so a requested seal does not wait for the next message
+            let Some(ticket) = write_lock(&shared).as_mut().and_then(|c| {
+                c.begin_seal(input)
+                    .or_else(|| c.seal_input().and_then(|copy| c.begin_seal(copy)))
+            }) else {
                 return;
             };
             let waiters = std::mem::take(&mut self.want_seal);

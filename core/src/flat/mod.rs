@@ -93,14 +93,10 @@ fn cosine(q: &[f32], x: &[f32], inv: f32, k: &Kernels) -> f32 {
 /// Turns a raw query into the form the scan expects: under cosine it is scaled to unit norm, with
 /// the norm computed in f64 so that huge or tiny finite queries neither overflow nor underflow
 /// (the caller has rejected zero vectors); other metrics use it as is.
-pub fn prepare_query(metric: Metric, _kernels: &Kernels, q: &[f32], out: &mut Vec<f32>) {
+pub fn prepare_query(metric: Metric, q: &[f32], out: &mut Vec<f32>) {
     out.clear();
     if metric == Metric::Cosine {
-        let n = q
-            .iter()
-            .map(|&x| (x as f64) * (x as f64))
-            .sum::<f64>()
-            .sqrt();
+        let n = crate::vector::norm_f64(q);
         let inv = if n > 0.0 { 1.0 / n } else { 1.0 };
         out.extend(q.iter().map(|&x| (x as f64 * inv) as f32));
     } else {
