@@ -70,6 +70,10 @@ pub struct SearchOptions {
     /// Only records with these ids (an allow-list, e.g. LlamaIndex's `docIds`); with a filter,
     /// records must pass both.
     pub ids: Option<Arc<Vec<VectorId>>>,
+    /// For measurements (`bench/filter-threshold`): the strategy every indexed segment takes
+    /// for a filtered query instead of the chosen one (its `ef` is recomputed from the
+    /// options). Segments without an index scan.
+    pub strategy: Option<crate::filter::strategy::Strategy>,
 }
 
 /// Default ef of the graph search.
@@ -102,6 +106,7 @@ impl SearchOptions {
             exact: None,
             filter: None,
             ids: None,
+            strategy: None,
         })
     }
 }
