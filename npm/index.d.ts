@@ -402,8 +402,9 @@ export declare class Collection<M = Metadata> {
   compact(): Promise<number>;
 
   /**
-   * A versioned binary snapshot (format `HVSNAP01` version 2, `docs/format.md`): every record
-   * (id, vector, metadata, insertion order) and the index (graph and RaBitQ codes) if one is built (tombstones are
+   * A versioned binary snapshot (format `HVSNAP01` version 3, `docs/format.md`): every record
+   * (id, vector, metadata, insertion order), the metadata index of the records, and the index
+   * (graph and RaBitQ codes) if one is built (tombstones are
    * consolidated first; a collection with sealed segments is written without a graph).
    * Loads with `Collection.fromBytes` on either backend.
    */

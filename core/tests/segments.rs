@@ -595,3 +595,185 @@ fn a_cold_segment_searches_the_same_before_and_after_its_warm_up() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The same segment as format version 1, byte for byte what the version-1 writer wrote: the
+/// file cut at the end of the graph (the metadata index section, last, dropped), magic
+/// `HVSEG001`, version 1, the twelfth table entry zero, the header checksum recomputed.
+fn as_version_1(v2: &[u8]) -> Vec<u8> {
+    let entry = |s: usize| {
+        let at = 80 + s * 24;
+        let off = u64::from_le_bytes(v2[at..at + 8].try_into().unwrap()) as usize;
+        let len = u64::from_le_bytes(v2[at + 8..at + 16].try_into().unwrap()) as usize;
+        (off, len)
+    };
+    assert_eq!(&v2[..8], b"HVSEG002");
+    let (graph_at, graph_len) = entry(10);
+    assert!(
+        entry(11).0 >= graph_at + graph_len,
+        "meta_index is the last section"
+    );
+    let mut b = v2[..graph_at + graph_len].to_vec();
+    b[..8].copy_from_slice(b"HVSEG001");
+    b[8..12].copy_from_slice(&1u32.to_le_bytes());
+    b[80 + 11 * 24..80 + 12 * 24].fill(0);
+    let crc = crc32fast::hash(&b[..508]);
+    b[508..512].copy_from_slice(&crc.to_le_bytes());
+    b
+}
+
+fn segment_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "hvseg"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn count_where(d: &DurableCollection, f: &str) -> usize {
+    let f = horosvec_core::Filter::parse(f).unwrap();
+    d.shared().read().unwrap().as_ref().unwrap().count(Some(&f))
+}
+
+fn filtered_ids(d: &DurableCollection, q: &[f32], f: &str) -> Vec<u64> {
+    let g = d.shared().read().unwrap();
+    let mut o = SearchOptions::new(10).unwrap();
+    o.filter = Some(std::sync::Arc::new(
+        horosvec_core::Filter::parse(f).unwrap(),
+    ));
+    let hits = g.as_ref().unwrap().search(q, &o).unwrap();
+    hits.into_iter()
+        .map(|h| match h.id {
+            VectorId::Int(i) => i,
+            VectorId::Str(_) => unreachable!(),
+        })
+        .collect()
+}
+
+#[test]
+fn segments_store_their_metadata_index_and_version_1_files_still_open() {
+    // metadata {"i": id}; ids 0..300 sealed
+    let (dir, f) = sealed_fixture("v1");
+    let v2 = std::fs::read(&f).unwrap();
+    assert_eq!(u32::from_le_bytes(v2[8..12].try_into().unwrap()), 2);
+    let (mi_at, mi_len) = {
+        let at = 80 + 11 * 24;
+        let off = u64::from_le_bytes(v2[at..at + 8].try_into().unwrap()) as usize;
+        let len = u64::from_le_bytes(v2[at + 8..at + 16].try_into().unwrap()) as usize;
+        (off, len)
+    };
+    assert!(mi_len > 0 && mi_at % 64 == 0);
+    let filters = [
+        r#"{"i":{"$lt":100}}"#,
+        r#"{"i":{"$in":[3,7,299,400]}}"#,
+        r#"{"j":1}"#,
+    ];
+    let want = [100, 3, 0];
+    let q = vec![0.1f32; DIM];
+    let expect_hits = |d: &DurableCollection| {
+        for (f, &n) in filters.iter().zip(&want) {
+            assert_eq!(count_where(d, f), n, "{f}");
+        }
+        let hits = filtered_ids(d, &q, filters[0]);
+        assert_eq!(hits.len(), 10);
+        assert!(hits.iter().all(|&i| i < 100), "{hits:?}");
+    };
+    // version 2 (as written): the index comes from the section
+    let d = open_with(
+        &dir,
+        Metric::L2,
+        SegmentConfig {
+            verify: true,
+            ..cfg(1_000_000)
+        },
+    )
+    .unwrap();
+    expect_hits(&d);
+    d.close();
+    // a damaged section with a valid header: verify refuses it; a plain open answers exactly
+    // anyway (the index is then built from the metadata)
+    let mut b = v2.clone();
+    b[mi_at + mi_len / 2] ^= 0x20;
+    std::fs::write(&f, &b).unwrap();
+    assert_eq!(open_code(&dir, true), Some(ErrorCode::Corrupt));
+    let d = open_with(&dir, Metric::L2, cfg(1_000_000)).unwrap();
+    expect_hits(&d);
+    d.close();
+    // a consistent checksum over another index (row 0 says {"i":1}): only verify can tell
+    let mut b = v2.clone();
+    let other = {
+        let dir2 = tmp("v1-other");
+        let d2 = open_with(&dir2, Metric::L2, cfg(1_000_000)).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let ids: Vec<u64> = (1..301).collect();
+        put_random(&d2, WriteKind::Add, &ids, &mut rng, None);
+        wait(|r| d2.seal(r)).unwrap();
+        d2.close();
+        let o = std::fs::read(dir2.join(segment_file_name(1))).unwrap();
+        let _ = std::fs::remove_dir_all(&dir2);
+        o
+    };
+    let at = 80 + 11 * 24;
+    let o_off = u64::from_le_bytes(other[at..at + 8].try_into().unwrap()) as usize;
+    let o_len = u64::from_le_bytes(other[at + 8..at + 16].try_into().unwrap()) as usize;
+    assert_eq!(o_len, mi_len, "the same shape of index");
+    b[mi_at..mi_at + mi_len].copy_from_slice(&other[o_off..o_off + o_len]);
+    let crc = crc32fast::hash(&b[mi_at..mi_at + mi_len]);
+    b[at + 16..at + 20].copy_from_slice(&crc.to_le_bytes());
+    let hcrc = crc32fast::hash(&b[..508]);
+    b[508..512].copy_from_slice(&hcrc.to_le_bytes());
+    std::fs::write(&f, &b).unwrap();
+    assert_eq!(open_code(&dir, false), None);
+    assert_eq!(open_code(&dir, true), Some(ErrorCode::Corrupt));
+
+    // version 1: opens (verify included), the index is built from the metadata on first use
+    let v1 = as_version_1(&v2);
+    std::fs::write(&f, &v1).unwrap();
+    let d = open_with(
+        &dir,
+        Metric::L2,
+        SegmentConfig {
+            verify: true,
+            ..cfg(1_000_000)
+        },
+    )
+    .unwrap();
+    expect_hits(&d);
+    // a version-1 table with a twelfth entry is refused
+    let mut bad = v1.clone();
+    bad[80 + 11 * 24] = 64;
+    let crc = crc32fast::hash(&bad[..508]);
+    bad[508..512].copy_from_slice(&crc.to_le_bytes());
+    // the next compaction writes version 2 (a second segment so that compaction merges)
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let ids: Vec<u64> = (300..400).collect();
+    put_random(&d, WriteKind::Add, &ids, &mut rng, None);
+    wait(|r| d.seal(r)).unwrap();
+    assert_eq!(del(&d, &[5, 6, 350]), 3);
+    assert_eq!(wait(|r| d.compact(r)).unwrap(), 2);
+    assert_eq!(count_where(&d, filters[0]), 98);
+    assert_eq!(count_where(&d, r#"{"i":{"$gte":300}}"#), 99);
+    d.close();
+    let files = segment_files(&dir);
+    assert_eq!(files.len(), 1, "{files:?}");
+    let compacted = std::fs::read(&files[0]).unwrap();
+    assert_eq!(&compacted[..8], b"HVSEG002");
+    assert_eq!(u32::from_le_bytes(compacted[8..12].try_into().unwrap()), 2);
+    let d = open_with(
+        &dir,
+        Metric::L2,
+        SegmentConfig {
+            verify: true,
+            ..cfg(1_000_000)
+        },
+    )
+    .unwrap();
+    assert_eq!(count_where(&d, filters[0]), 98);
+    assert_eq!(count_where(&d, r#"{"i":{"$gte":300}}"#), 99);
+    d.close();
+    // the refused version-1 table, on the original file name
+    std::fs::write(&files[0], &bad).unwrap();
+    assert_eq!(open_code(&dir, false), Some(ErrorCode::Corrupt));
+    let _ = std::fs::remove_dir_all(&dir);
+}

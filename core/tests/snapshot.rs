@@ -1,9 +1,11 @@
-//! `HVSNAP01` snapshots: round trip with the index and its codes, version 1 compatibility, and
-//! every damaged form fails with a code.
+//! `HVSNAP01` snapshots: round trip with the index, its codes and the metadata index, versions 1
+//! and 2 compatibility, and every damaged form fails with a code.
 
 use std::sync::atomic::AtomicBool;
 
-use horosvec_core::{Collection, ErrorCode, IndexParams, Metric, SearchOptions, VectorId};
+use std::sync::Arc;
+
+use horosvec_core::{Collection, ErrorCode, Filter, IndexParams, Metric, SearchOptions, VectorId};
 
 fn seeded(n: usize, dim: usize, seed: u64) -> Vec<f32> {
     let mut s = seed;
@@ -170,8 +172,9 @@ fn version_2_stores_the_codes_and_version_1_still_loads() {
     )
     .unwrap();
     let n = n + 50;
-    let v2 = c.to_bytes().unwrap();
-    assert_eq!(u32::from_le_bytes(v2[8..12].try_into().unwrap()), 2);
+    let v3 = c.to_bytes().unwrap();
+    assert_eq!(u32::from_le_bytes(v3[8..12].try_into().unwrap()), 3);
+    let v2 = as_version_2(&v3, dim);
     let o = SearchOptions::new(10).unwrap();
     let queries: Vec<Vec<f32>> = (0..20).map(|i| seeded(1, dim, 1000 + i)).collect();
     let mut d = Collection::from_bytes(&v2).unwrap();
@@ -182,7 +185,7 @@ fn version_2_stores_the_codes_and_version_1_still_loads() {
             "the stored codes give the same answers"
         );
     }
-    assert_eq!(d.to_bytes().unwrap(), v2);
+    assert_eq!(d.to_bytes().unwrap(), v3);
 
     // the same snapshot as version 1 (no codes section): loads, codes recomputed
     let (at, _) = codes_section(&v2, n, dim);
@@ -195,8 +198,8 @@ fn version_2_stores_the_codes_and_version_1_still_loads() {
     assert_eq!(hits.len(), 10);
     assert_eq!(
         u32::from_le_bytes(e.to_bytes().unwrap()[8..12].try_into().unwrap()),
-        2,
-        "written back as version 2"
+        3,
+        "written back as version 3"
     );
 
     // damaged codes sections with a valid checksum: a clear HV_CORRUPT
@@ -250,5 +253,189 @@ fn version_2_stores_the_codes_and_version_1_still_loads() {
             .err()
             .unwrap_or_else(|| panic!("{what}: loaded"));
         assert_eq!(e.code(), ErrorCode::Corrupt, "{what}: {e}");
+    }
+}
+
+/// The end of the records of a snapshot (its metadata index starts there in version 3).
+fn records_end(b: &[u8], dim: usize) -> usize {
+    let u32_at = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+    let count = u64::from_le_bytes(b[24..32].try_into().unwrap());
+    let mut at = 32;
+    for _ in 0..count {
+        at += 1 + if b[at] == 1 { 8 } else { 4 + u32_at(at + 1) };
+        at += 8; // seq
+        let m = u32_at(at);
+        at += 4 + if m == u32::MAX as usize { 0 } else { m };
+        at += 4 * dim;
+    }
+    at
+}
+
+/// A version-3 snapshot as version 2 wrote it: without the metadata index and its flag.
+fn as_version_2(v3: &[u8], dim: usize) -> Vec<u8> {
+    assert_eq!(u32::from_le_bytes(v3[8..12].try_into().unwrap()), 3);
+    let at = records_end(v3, dim);
+    let len = u64::from_le_bytes(v3[at..at + 8].try_into().unwrap()) as usize;
+    let mut b = v3[..at].to_vec();
+    b.extend_from_slice(&v3[at + 8 + len..v3.len() - 4]);
+    b[8..12].copy_from_slice(&2u32.to_le_bytes());
+    b[12] &= !2;
+    with_crc(b)
+}
+
+/// A collection of `n` records with metadata (some without), `rounds` of deletes and upserts.
+fn with_metadata(n: usize, dim: usize, index: bool) -> Collection {
+    let mut c = Collection::new(dim, Metric::Cosine).unwrap();
+    let meta = (0..n)
+        .map(|i| {
+            (i % 11 != 0).then(|| {
+                format!(
+                    r#"{{"g":{},"r":{},"tags":["t{}","u"],"user":{{"id":"u{}"}}}}"#,
+                    i % 5,
+                    (i * 7919) % 1000,
+                    i % 3,
+                    i % 17
+                )
+            })
+        })
+        .collect();
+    c.add(
+        (0..n as u64).map(VectorId::Int).collect(),
+        &seeded(n, dim, 4),
+        Some(meta),
+    )
+    .unwrap();
+    if index {
+        let (ix, v) = c
+            .build_index(IndexParams::default(), &|_, _| {}, &AtomicBool::new(false))
+            .unwrap();
+        c.install_index(ix, v).unwrap();
+    }
+    // history: deletes and upserts (tombstones, moved rows, removed index entries)
+    c.delete(
+        &(0..n as u64)
+            .step_by(13)
+            .map(VectorId::Int)
+            .collect::<Vec<_>>(),
+    );
+    c.upsert(
+        (0..n as u64).step_by(29).map(VectorId::Int).collect(),
+        &seeded(n.div_ceil(29), dim, 6),
+        Some(vec![
+            Some(r#"{"g":9,"tags":["new"]}"#.into());
+            n.div_ceil(29)
+        ]),
+    )
+    .unwrap();
+    c
+}
+
+const FILTERS: &[&str] = &[
+    r#"{"g":1}"#,
+    r#"{"g":9}"#,
+    r#"{"r":{"$gte":100,"$lt":300}}"#,
+    r#"{"tags":{"$contains":"t2"}}"#,
+    r#"{"user.id":{"$in":["u3","u4"]}}"#,
+    r#"{"g":{"$exists":false}}"#,
+    r#"{"$not":{"tags":"u"}}"#,
+];
+
+fn assert_same_filters(a: &Collection, b: &Collection, dim: usize, what: &str) {
+    let q = seeded(1, dim, 77);
+    for f in FILTERS {
+        let filter = Filter::parse(f).unwrap();
+        assert_eq!(
+            a.count(Some(&filter)),
+            b.count(Some(&filter)),
+            "{what}: {f}"
+        );
+        let mut o = SearchOptions::new(10).unwrap();
+        o.filter = Some(Arc::new(filter));
+        o.exact = Some(true);
+        assert_eq!(
+            a.search(&q, &o).unwrap(),
+            b.search(&q, &o).unwrap(),
+            "{what}: {f}"
+        );
+    }
+}
+
+#[test]
+fn snapshots_carry_the_metadata_index_and_older_versions_rebuild_it() {
+    let dim = 12;
+    for index in [false, true] {
+        let what = if index { "indexed" } else { "flat" };
+        let mut c = with_metadata(2300, dim, index);
+        let v3 = c.to_bytes().unwrap();
+        assert_eq!(u32::from_le_bytes(v3[8..12].try_into().unwrap()), 3);
+        assert_eq!(v3[12] & 2, 2, "the metadata index flag");
+        let mut d = Collection::from_bytes(&v3).unwrap();
+        assert_same_filters(&c, &d, dim, what);
+        assert!(d.count(Some(&Filter::parse(FILTERS[1]).unwrap())) > 0);
+        assert_eq!(d.to_bytes().unwrap(), v3, "{what}: the same bytes again");
+        // the installed index keeps being maintained
+        for x in [&mut c, &mut d] {
+            x.add(
+                vec![VectorId::Int(1_000_000)],
+                &seeded(1, dim, 9),
+                Some(vec![Some(r#"{"g":9}"#.into())]),
+            )
+            .unwrap();
+            x.delete(&[VectorId::Int(29)]);
+        }
+        assert_same_filters(&c, &d, dim, what);
+        c.delete(&[VectorId::Int(1_000_000)]);
+        d.delete(&[VectorId::Int(1_000_000)]);
+        c.add(vec![VectorId::Int(29)], &seeded(1, dim, 5), None)
+            .unwrap();
+        d.add(vec![VectorId::Int(29)], &seeded(1, dim, 5), None)
+            .unwrap();
+
+        // version 2 and version 1 (no metadata index): the index is built from the metadata
+        let v3 = c.to_bytes().unwrap();
+        let v2 = as_version_2(&v3, dim);
+        let e = Collection::from_bytes(&v2).unwrap();
+        assert_same_filters(&c, &e, dim, &format!("{what} v2"));
+        let mut v1 = v2[..v2.len() - 4].to_vec();
+        if index {
+            let n = c.len();
+            let (at, _) = codes_section(&v2, n, dim);
+            v1.truncate(at);
+        }
+        v1[8..12].copy_from_slice(&1u32.to_le_bytes());
+        let mut f = Collection::from_bytes(&with_crc(v1)).unwrap();
+        assert_same_filters(&c, &f, dim, &format!("{what} v1"));
+        assert_eq!(f.to_bytes().unwrap()[8..12], 3u32.to_le_bytes());
+
+        // damaged metadata indexes with a valid checksum: HV_CORRUPT
+        let body = &v3[..v3.len() - 4];
+        let at = records_end(&v3, dim);
+        let len = u64::from_le_bytes(v3[at..at + 8].try_into().unwrap()) as usize;
+        let mut universe = body.to_vec();
+        universe[at + 8 + 1] ^= 1; // the universe's first varint byte: another row count
+        let mut length = body.to_vec();
+        length[at..at + 8].copy_from_slice(&(len as u64 + 1).to_le_bytes());
+        let mut huge = body.to_vec();
+        huge[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+        let mut flag_v2 = as_version_2(&v3, dim);
+        flag_v2.truncate(flag_v2.len() - 4);
+        flag_v2[12] |= 2;
+        let mut tail = body.to_vec();
+        tail[at + 8 + len - 1] ^= 0x55; // the last posting
+        for (name, b) in [
+            ("universe", universe),
+            ("length", length),
+            ("huge length", huge),
+            ("flag in version 2", flag_v2),
+        ] {
+            let e = Collection::from_bytes(&with_crc(b))
+                .err()
+                .unwrap_or_else(|| panic!("{what} {name}: loaded"));
+            assert_eq!(e.code(), ErrorCode::Corrupt, "{what} {name}: {e}");
+        }
+        // a flipped posting either fails a check or decodes into another valid index
+        if let Err(e) = Collection::from_bytes(&with_crc(tail)) {
+            assert_eq!(e.code(), ErrorCode::Corrupt, "{what}: {e}");
+        }
     }
 }

@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicBool;
 use super::{validate, Collection, CONSOLIDATE_RATIO};
 use crate::ann::{AnnIndex, IndexParams};
 use crate::error::{Error, Result};
+use crate::filter::{codec, index::MetaIndex};
 use crate::graph::Graph;
 use crate::quant::RabitqIndex;
 use crate::snapshot::{self, IndexPart, LoadedIndex};
@@ -174,12 +175,22 @@ impl Collection {
                 rows.metadata[r].as_deref(),
             )
         });
+        // the metadata index of the rows (every one live once consolidated; a fresh one if not)
+        let whole = rows.meta.rows() == rows.len()
+            && (0..rows.len()).all(|r| rows.meta.is_member(r as u32));
+        let meta = if whole {
+            codec::to_vec(&rows.meta)
+        } else {
+            codec::to_vec(&MetaIndex::build(
+                rows.metadata.iter().map(Option::as_deref),
+            ))
+        };
         let index = self.mutable.index.as_ref().map(|ix| IndexPart {
             params: ix.params(),
             graph: ix.graph(),
             codes: ix.codes(),
         });
-        snapshot::write(rows.dim, rows.metric, rows.len(), records, index)
+        snapshot::write(rows.dim, rows.metric, rows.len(), records, &meta, index)
     }
 
     /// The snapshot of a collection with sealed segments: every live record, in insertion order,
@@ -209,15 +220,18 @@ impl Collection {
             }
         }
         recs.sort_unstable_by_key(|r| r.1);
+        let meta = codec::to_vec(&MetaIndex::build(recs.iter().map(|r| r.3.as_deref())));
         let records = recs
             .iter()
             .map(|(id, seq, v, m)| (id, *seq, *v, m.as_deref()));
-        snapshot::write(rows.dim, rows.metric, recs.len(), records, None)
+        snapshot::write(rows.dim, rows.metric, recs.len(), records, &meta, None)
     }
 
     /// Loads a snapshot made by [`Collection::to_bytes`] (on either backend): the codec decodes
-    /// the header, each record (restored as [`Collection::restore_row`] does, in order) and then
-    /// the index parts, which are installed last.
+    /// the header, each record (restored as [`Collection::restore_row`] does, in order), the
+    /// metadata index (version 3: installed instead of being built from the records' metadata,
+    /// after checking that it covers exactly the records) and then the index parts, which are
+    /// installed last.
     ///
     /// # Errors
     /// `HV_CORRUPT`, `HV_VERSION`, `HV_OUT_OF_MEMORY` (see `crate::snapshot::Decoder`).
@@ -226,7 +240,13 @@ impl Collection {
         let (dim, metric) = dec.shape();
         let mut col = Collection::new(dim, metric)
             .map_err(|e| Error::Corrupt(format!("snapshot header: {e}")))?;
+        if dec.has_meta_index() {
+            col.mutable.rows.defer_meta_index();
+        }
         dec.records(&mut |id, seq, v, meta| col.restore_row(id, seq, v, meta))?;
+        if let Some(ix) = dec.meta_index()? {
+            col.mutable.rows.set_meta_index(ix)?;
+        }
         match dec.index()? {
             None => {}
             Some(LoadedIndex {

@@ -36,6 +36,9 @@ pub(crate) struct Rows {
     pub(super) metadata_max: usize,
     /// The metadata index of the live rows (a tombstoned row leaves it: [`Rows::unindex`]).
     pub(super) meta: MetaIndex,
+    /// Rows pushed are not indexed, until [`Rows::set_meta_index`] installs an index made
+    /// elsewhere (a snapshot's).
+    meta_deferred: bool,
 }
 
 /// The one constructor of a [`FlatView`] over columns of rows (the mutable segment, a seal's
@@ -91,6 +94,7 @@ impl Rows {
             next_seq: 0,
             metadata_max: 0,
             meta: MetaIndex::default(),
+            meta_deferred: false,
         }
     }
 
@@ -153,7 +157,9 @@ impl Rows {
         self.ids.push(id);
         self.seqs.push(seq);
         self.metadata_max = self.metadata_max.max(meta.as_ref().map_or(0, String::len));
-        self.meta.insert(row, meta.as_deref());
+        if !self.meta_deferred {
+            self.meta.insert(row, meta.as_deref());
+        }
         self.metadata.push(meta);
     }
 
@@ -251,6 +257,37 @@ impl Rows {
         }
         meta.truncate(self.ids.len());
         self.meta = meta;
+    }
+
+    /// Stops indexing the metadata of rows pushed from now on: an index of them is installed by
+    /// [`Rows::set_meta_index`] (a snapshot load restores its records, then installs the index
+    /// it carries instead of parsing every record's metadata).
+    pub(super) fn defer_meta_index(&mut self) {
+        self.meta_deferred = true;
+    }
+
+    /// Installs `ix` as the metadata index of the rows (and indexes pushed rows again).
+    ///
+    /// # Errors
+    /// `HV_CORRUPT` when `ix` does not range over exactly the rows or its members are not
+    /// exactly the live rows (nothing changes).
+    pub(super) fn set_meta_index(&mut self, ix: MetaIndex) -> Result<()> {
+        if ix.rows() != self.len() {
+            return Err(Error::Corrupt(format!(
+                "the metadata index ranges over {} rows, the collection has {}",
+                ix.rows(),
+                self.len()
+            )));
+        }
+        let live = |r: usize| self.map.get(&self.ids[r]) == Some(&(r as u32));
+        if let Some(r) = (0..self.len()).find(|&r| ix.is_member(r as u32) != live(r)) {
+            return Err(Error::Corrupt(format!(
+                "the metadata index and the records disagree on row {r}"
+            )));
+        }
+        self.meta = ix;
+        self.meta_deferred = false;
+        Ok(())
     }
 
     /// Takes tombstoned row `r` out of the metadata index (its id has left the map or points at

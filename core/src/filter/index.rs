@@ -16,7 +16,7 @@ use super::{Cmp, Filter, Node, Op, Scalar};
 
 /// A sorted list of rows.
 #[derive(Clone, Debug, Default)]
-struct Postings(Vec<u32>);
+pub(super) struct Postings(pub(super) Vec<u32>);
 
 impl Postings {
     fn insert(&mut self, r: u32) {
@@ -42,24 +42,24 @@ impl Postings {
         }
     }
 
-    fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 }
 
 /// A value's rows: where a field holds it, and where an array field holds it as an element.
 #[derive(Clone, Debug, Default)]
-struct Entry {
-    direct: Postings,
-    element: Postings,
+pub(super) struct Entry {
+    pub(super) direct: Postings,
+    pub(super) element: Postings,
 }
 
 /// (number, row) pairs: a sorted run plus a short unsorted tail of recent inserts, merged
 /// into the run once it passes an eighth of it.
 #[derive(Clone, Debug, Default)]
-struct Numbers {
-    run: Vec<(f64, u32)>,
-    tail: Vec<(f64, u32)>,
+pub(super) struct Numbers {
+    pub(super) run: Vec<(f64, u32)>,
+    pub(super) tail: Vec<(f64, u32)>,
 }
 
 fn pair_cmp(a: &(f64, u32), b: &(f64, u32)) -> std::cmp::Ordering {
@@ -105,18 +105,18 @@ impl Numbers {
 
 /// One field path's index.
 #[derive(Clone, Debug, Default)]
-struct PathIndex {
-    present: Postings,
-    values: BTreeMap<Scalar, Entry>,
-    numbers: Numbers,
+pub(super) struct PathIndex {
+    pub(super) present: Postings,
+    pub(super) values: BTreeMap<Scalar, Entry>,
+    pub(super) numbers: Numbers,
 }
 
 /// The metadata index of rows `0..rows()` of one segment.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct MetaIndex {
-    paths: HashMap<Box<str>, PathIndex>,
+    pub(super) paths: HashMap<Box<str>, PathIndex>,
     /// The rows indexed (inserted and not removed): the universe of `$not` and `$exists: false`.
-    members: RowSet,
+    pub(super) members: RowSet,
 }
 
 impl Default for RowSet {

@@ -1,6 +1,6 @@
 //! Metadata filters: the filter language (`parse`), the leaves of a record's metadata
-//! (`leaf`), the metadata index of a segment (`index`) and the row sets a filter selects
-//! (`rowset`).
+//! (`leaf`), the metadata index of a segment (`index`) and its binary encoding (`codec`), and
+//! the row sets a filter selects (`rowset`).
 //!
 //! A filter is a JSON object in the style of MongoDB, Pinecone and Chroma:
 //! `{ "source": "wordnet" }` (implicit `$eq`), `{ "year": { "$gte": 1990, "$lt": 2000 } }`,
@@ -25,6 +25,9 @@
 //! `filter.year.$gte`): nesting depth at most [`MAX_DEPTH`], at most [`MAX_TERMS`] operators
 //! and operand values in all, paths of at most [`MAX_PATH`] bytes.
 
+pub(crate) mod codec;
+#[cfg(test)]
+mod codec_tests;
 pub(crate) mod index;
 pub(crate) mod leaf;
 mod parse;

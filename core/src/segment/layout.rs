@@ -1,11 +1,11 @@
 //! The byte layout of a segment file: header fields, the section table and the section numbers,
 //! shared by the writer (`write.rs`) and the reader (`read.rs`).
 //!
-//! # Layout (`HVSEG001`, all integers little-endian; drawn in `docs/format.md`)
+//! # Layout (`HVSEG002`, all integers little-endian; drawn in `docs/format.md`)
 //!
 //! ```text
-//! 0    magic "HVSEG001"                  8
-//! 8    format version u32 = 1
+//! 0    magic "HVSEG002"                  8
+//! 8    format version u32 = 2
 //! 12   header length u32 = 512
 //! 16   dim u32 | metric u8 (0 l2, 1 cosine, 2 ip, 3 l1) | bits u8 (0: no codes, L1) | 0 u16
 //! 24   n u64 (rows)
@@ -14,8 +14,8 @@
 //! 56   entry u32 | ‖ȳ‖ max f32
 //! 64   generation u64
 //! 72   max seq u64
-//! 80   section table: 11 × (offset u64, length u64, crc32 u32, 0 u32)
-//! 344  zero padding
+//! 80   section table: 12 × (offset u64, length u64, crc32 u32, 0 u32)
+//! 368  zero padding
 //! 508  crc32 of bytes 0..508
 //! 512  sections, each starting on a 64-byte boundary, zero padding between them:
 //!      0 seqs          n × u64 (insertion sequence, the tie-breaker)
@@ -29,20 +29,42 @@
 //!      8 centroid      dim × f32 (RaBitQ centroid; empty without codes)
 //!      9 codes         n × record words × u64 (RaBitQ records; empty without codes)
 //!      10 graph        n × (R + 1) × u32 (degree, then R neighbour slots)
+//!      11 meta_index   the metadata index of the rows (`crate::filter::codec`; version 2)
 //! ```
 //!
 //! The metric byte is [`Metric::code`](crate::types::Metric::code); each id in `id_bytes` is
 //! [`VectorId::encode`](crate::types::VectorId::encode) with little-endian integers, and
 //! `id_order` sorts rows by those bytes.
+//!
+//! Version 1 (`HVSEG001`) is the same file without section 11: its table has 11 entries (the
+//! twelfth is zero) and its file ends with the graph. Such a segment builds its metadata index
+//! from the metadata sections on first use; its next compaction writes version 2.
 
-/// The 8-byte magic at the start of a segment file.
-pub const MAGIC: &[u8; 8] = b"HVSEG001";
-/// The segment format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The 8-byte magic at the start of a segment file this build writes (format version 2).
+pub const MAGIC: &[u8; 8] = b"HVSEG002";
+/// The magic of a format version 1 segment file.
+pub const MAGIC_V1: &[u8; 8] = b"HVSEG001";
+/// The segment format version this build writes (it also reads [`MIN_FORMAT_VERSION`]).
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest segment format version this build reads.
+pub const MIN_FORMAT_VERSION: u32 = 1;
+/// The first bytes of every segment file's magic.
+pub(super) const MAGIC_PREFIX: &[u8; 5] = b"HVSEG";
+
+/// The magic of format version `v` (1 or 2).
+pub(super) fn magic_of(v: u32) -> &'static [u8; 8] {
+    if v == 1 {
+        MAGIC_V1
+    } else {
+        MAGIC
+    }
+}
 /// Header bytes (sections start after it).
 pub const HEADER_LEN: usize = 512;
-/// Number of sections.
-pub const SECTIONS: usize = 11;
+/// Number of sections (format version 2; version 1 has the first [`SECTIONS_V1`]).
+pub const SECTIONS: usize = 12;
+/// Number of sections of a format version 1 file.
+pub const SECTIONS_V1: usize = 11;
 /// Byte offset of the section table.
 pub(super) const TABLE_AT: usize = 80;
 /// Byte offset of the header checksum (crc32 of the bytes before it).
@@ -73,6 +95,9 @@ pub(super) const S_CENTROID: usize = 8;
 pub(super) const S_CODES: usize = 9;
 /// Section 10: graph.
 pub(super) const S_GRAPH: usize = 10;
+/// Section 11: meta_index (format version 2). Like the bulk sections it is not read at open:
+/// its checksum is checked when it is decoded (the first filtered use) and by `verify`.
+pub(super) const S_META_INDEX: usize = 11;
 /// The sections checked only by [`Segment::verify`].
 pub(super) const BULK: [usize; 3] = [S_VECTORS, S_CODES, S_GRAPH];
 /// Section names, for error messages.
@@ -88,6 +113,7 @@ pub(super) const SECTION_NAMES: [&str; SECTIONS] = [
     "centroid",
     "codes",
     "graph",
+    "meta_index",
 ];
 
 /// The little-endian `u32` at byte `at` of `b`.

@@ -21,11 +21,19 @@
 //! the user stored, which an fp16 copy is not (the C++ engine's "exact" mode was not exact).
 //!
 //! # Checks
-//! Opening checks the magic (`HV_CORRUPT`), the version (`HV_VERSION`), the header checksum,
-//! every section's bounds and alignment, and the checksums and structure of the small sections
-//! (seqs, norms, ids, order, metadata, centroid). The three bulk sections (vectors, codes, graph:
-//! over 95 % of the bytes at 384-d) are checked by [`Segment::verify`] (`{ verify: true }` at open), which
-//! reads the whole file: a plain open must not, to stay instant at a million rows.
+//! Opening checks the magic (`HV_CORRUPT`), the version (`HV_VERSION`: 1 and 2 are read), the
+//! header checksum, every section's bounds and alignment, and the checksums and structure of the
+//! small sections (seqs, norms, ids, order, metadata, centroid). The three bulk sections
+//! (vectors, codes, graph: over 95 % of the bytes at 384-d) are checked by [`Segment::verify`]
+//! (`{ verify: true }` at open), which reads the whole file: a plain open must not, to stay
+//! instant at a million rows.
+//!
+//! # The metadata index
+//! Format version 2 stores the rows' metadata index (`crate::filter::codec`) in section 11,
+//! which the open does not read: the first filtered use checks its checksum and decodes it
+//! (`Segment::meta_index`); `verify` checks it and that it matches the metadata. A version-1
+//! file (no section) builds the index from its metadata on first use instead, and gets the
+//! section at its next compaction (which writes version 2).
 
 #[cfg(feature = "durable")]
 mod file;
@@ -39,7 +47,10 @@ pub use file::{
     open_segment_file, parse_segment_file_name, segment_file_name, sync_dir, write_segment_file,
     Freshness, SEGMENT_SUFFIX, TEMP_SUFFIX,
 };
-pub use layout::{FORMAT_VERSION, HEADER_LEN, MAGIC, SECTIONS, SECTION_ALIGN};
+pub use layout::{
+    FORMAT_VERSION, HEADER_LEN, MAGIC, MAGIC_V1, MIN_FORMAT_VERSION, SECTIONS, SECTIONS_V1,
+    SECTION_ALIGN,
+};
 pub use warm::cold_searches_in_flight;
 #[cfg(feature = "durable")]
 pub use warm::warm_up;
@@ -48,6 +59,7 @@ pub use write::{write_segment, SegmentRows};
 use crate::ann::AnnIndex;
 use crate::distance::Kernels;
 use crate::error::{Error, Result};
+use crate::filter::{codec, index::MetaIndex};
 use crate::flat::FlatView;
 use crate::region::{RecordPages, Region};
 use crate::types::{IdByteOrder, Metric, VectorId};
@@ -74,9 +86,11 @@ pub struct Segment {
     meta_bytes: Region,
     bulk: Vec<(usize, Region, u32)>,
     index: AnnIndex,
-    /// The metadata index of every row (tombstones are the collection's business), built from
-    /// the metadata section on first use by a filter.
-    meta_index: std::sync::OnceLock<crate::filter::index::MetaIndex>,
+    /// The metadata index section and its checksum (format version 2; `None` in version 1).
+    meta_section: Option<(Region, u32)>,
+    /// The metadata index of every row (tombstones are the collection's business), made on
+    /// first use by a filter: decoded from `meta_section`, or built from the metadata.
+    meta_index: std::sync::OnceLock<MetaIndex>,
 }
 
 impl std::fmt::Debug for Segment {
@@ -228,17 +242,53 @@ impl Segment {
             })
     }
 
-    /// The metadata index of the segment's rows, built from their metadata the first time a
-    /// filter needs it (metadata that is not UTF-8 counts as absent: `metadata` reports it).
-    pub(crate) fn meta_index(&self) -> &crate::filter::index::MetaIndex {
-        self.meta_index.get_or_init(|| {
-            let texts: Vec<Option<String>> = (0..self.n as u32)
-                .map(|r| self.metadata(r).ok().flatten())
-                .collect();
-            let mut ix = crate::filter::index::MetaIndex::build(texts.iter().map(|t| t.as_deref()));
-            ix.truncate(self.n);
-            ix
-        })
+    /// The metadata index of the segment's rows, made the first time a filter needs it: decoded
+    /// from the file's `meta_index` section (format version 2), else built from the metadata
+    /// (version 1). A section that fails its checksum or its decoding is not used: the index is
+    /// then built from the metadata, which the open checked, so answers stay exact (`verify`
+    /// reports the damage).
+    pub(crate) fn meta_index(&self) -> &MetaIndex {
+        self.meta_index
+            .get_or_init(|| match self.stored_meta_index() {
+                Ok(Some(ix)) => ix,
+                Ok(None) | Err(_) => self.build_meta_index(),
+            })
+    }
+
+    /// Whether the file stores its metadata index (format version 2).
+    pub fn stores_meta_index(&self) -> bool {
+        self.meta_section.is_some()
+    }
+
+    /// The metadata index decoded from the file's section (`None` in format version 1), after
+    /// checking its checksum, that it ranges over the segment's rows and holds every one.
+    ///
+    /// # Errors
+    /// `HV_CORRUPT` naming the failed check.
+    pub(super) fn stored_meta_index(&self) -> Result<Option<MetaIndex>> {
+        let Some((region, crc)) = &self.meta_section else {
+            return Ok(None);
+        };
+        let corrupt = |what: String| Error::Corrupt(format!("segment {}: {what}", self.generation));
+        if crc32fast::hash(region.bytes()) != *crc {
+            return Err(corrupt("section meta_index checksum mismatch".into()));
+        }
+        let ix = codec::decode_rows(region.bytes(), self.n).map_err(|e| corrupt(e.to_string()))?;
+        if let Some(r) = (0..self.n as u32).find(|&r| !ix.is_member(r)) {
+            return Err(corrupt(format!("section meta_index leaves row {r} out")));
+        }
+        Ok(Some(ix))
+    }
+
+    /// The metadata index built from the rows' metadata (metadata that is not UTF-8 counts as
+    /// absent: `metadata` reports it).
+    pub(super) fn build_meta_index(&self) -> MetaIndex {
+        let texts: Vec<Option<String>> = (0..self.n as u32)
+            .map(|r| self.metadata(r).ok().flatten())
+            .collect();
+        let mut ix = MetaIndex::build(texts.iter().map(|t| t.as_deref()));
+        ix.truncate(self.n);
+        ix
     }
 
     /// The row holding `id`, by binary search over the sorted id order (no map is built at

@@ -4,9 +4,10 @@
 use std::sync::Arc;
 
 use super::layout::{
-    le_u32, le_u64, Section, BULK, FORMAT_VERSION, HEADER_CRC_AT, HEADER_LEN, MAGIC, SECTIONS,
-    SECTION_NAMES, S_CENTROID, S_CODES, S_GRAPH, S_ID_BYTES, S_ID_OFFSETS, S_ID_ORDER, S_INV_NORMS,
-    S_META_BYTES, S_META_OFFSETS, S_SEQS, S_VECTORS, TABLE_AT,
+    le_u32, le_u64, magic_of, Section, BULK, FORMAT_VERSION, HEADER_CRC_AT, HEADER_LEN,
+    MAGIC_PREFIX, MIN_FORMAT_VERSION, SECTIONS, SECTIONS_V1, SECTION_NAMES, S_CENTROID, S_CODES,
+    S_GRAPH, S_ID_BYTES, S_ID_OFFSETS, S_ID_ORDER, S_INV_NORMS, S_META_BYTES, S_META_INDEX,
+    S_META_OFFSETS, S_SEQS, S_VECTORS, TABLE_AT,
 };
 use super::{warm, Segment};
 use crate::ann::{code_params, AnnIndex, IndexParams};
@@ -22,22 +23,23 @@ impl Segment {
     ///
     /// # Errors
     /// `HV_CORRUPT` (not a segment, a failed checksum or structure check, a mismatch with
-    /// `expect`), `HV_VERSION` (another format version).
+    /// `expect`), `HV_VERSION` (a format version other than 1 and 2). The metadata index
+    /// section of a version-2 file is not read here: on first filtered use and by `verify`.
     pub fn from_backing(
         backing: Arc<dyn Backing>,
         expect: (u64, usize, Metric),
     ) -> Result<Segment> {
         let b = backing.bytes();
-        if b.len() < HEADER_LEN || &b[..8] != MAGIC {
+        if b.len() < HEADER_LEN || &b[..5] != MAGIC_PREFIX {
             return Err(Error::Corrupt(format!(
                 "segment {}: not a horosvec segment file (bad magic or shorter than its header)",
                 expect.0
             )));
         }
         let version = le_u32(b, 8);
-        if version != FORMAT_VERSION {
+        if !(MIN_FORMAT_VERSION..=FORMAT_VERSION).contains(&version) {
             return Err(Error::Version(format!(
-                "segment {} has format version {version}; this build reads {FORMAT_VERSION}",
+                "segment {} has format version {version}; this build reads {MIN_FORMAT_VERSION} to {FORMAT_VERSION}",
                 expect.0
             )));
         }
@@ -47,6 +49,13 @@ impl Segment {
             return Err(Error::Corrupt(format!(
                 "segment {}: header checksum mismatch",
                 expect.0
+            )));
+        }
+        if &b[..8] != magic_of(version) {
+            return Err(Error::Corrupt(format!(
+                "segment {}: magic {:?} with format version {version}",
+                expect.0,
+                String::from_utf8_lossy(&b[..8])
             )));
         }
         let corrupt = |what: String| Error::Corrupt(format!("segment {}: {what}", expect.0));
@@ -129,15 +138,25 @@ impl Segment {
                 _ => Region::new::<u8>(&backing, sec.offset, sec.len, &what),
             }
         };
+        // a version-1 table has 11 entries, the twelfth slot is zero
+        let sections = if version == 1 { SECTIONS_V1 } else { SECTIONS };
+        if table[sections..].iter().any(|s| *s != Section::default()) {
+            return Err(corrupt(format!(
+                "a version-{version} section table with more than {sections} entries"
+            )));
+        }
         let regions: Vec<Region> = (0..SECTIONS)
             .map(|s| match s {
                 S_SEQS | S_ID_OFFSETS | S_META_OFFSETS | S_CODES => region(s, 8),
-                S_ID_BYTES | S_META_BYTES => region(s, 1),
+                S_ID_BYTES | S_META_BYTES | S_META_INDEX => region(s, 1),
                 _ => region(s, 4),
             })
             .collect::<Result<_>>()?;
         for s in 0..SECTIONS {
-            if !BULK.contains(&s) && crc32fast::hash(regions[s].bytes()) != table[s].crc {
+            if !BULK.contains(&s)
+                && s != S_META_INDEX
+                && crc32fast::hash(regions[s].bytes()) != table[s].crc
+            {
                 return Err(corrupt(format!(
                     "section {} checksum mismatch",
                     SECTION_NAMES[s]
@@ -208,6 +227,8 @@ impl Segment {
             .map(|&s| (s, regions[s].clone(), table[s].crc))
             .collect();
         let rerank_vectors = regions[S_VECTORS].clone();
+        let meta_section =
+            (version >= 2).then(|| (regions[S_META_INDEX].clone(), table[S_META_INDEX].crc));
         let mut it = regions.into_iter();
         let mut next = || it.next().expect("one region per section");
         Ok(Segment {
@@ -228,6 +249,7 @@ impl Segment {
             meta_bytes: next(),
             bulk,
             index,
+            meta_section,
             meta_index: std::sync::OnceLock::new(),
         })
     }
@@ -317,6 +339,17 @@ impl Segment {
                 if !crate::metadata::is_json(&m) {
                     return Err(corrupt(format!("metadata of row {row} is not JSON")));
                 }
+            }
+        }
+        // the metadata index section (version 2): its checksum, its structure, and that it says
+        // what the metadata says (the encoding is canonical)
+        if let Some((region, _)) = &self.meta_section {
+            self.stored_meta_index()?;
+            let built = crate::filter::codec::to_vec(&self.build_meta_index());
+            if built != region.bytes() {
+                return Err(corrupt(
+                    "section meta_index does not match the metadata".into(),
+                ));
             }
         }
         Ok(())

@@ -7,6 +7,7 @@ use super::layout::{
 };
 use crate::ann::AnnIndex;
 use crate::error::{Error, Result};
+use crate::filter::{codec, index::MetaIndex};
 use crate::types::{IdByteOrder, Metric, VectorId};
 
 /// The records of a segment to write, in row order (row `i` is graph node `i`).
@@ -63,8 +64,9 @@ impl<W: Write + Seek> SectionWriter<'_, W> {
 }
 
 /// Writes segment `generation` holding `rows` and their index (built over exactly these rows,
-/// node `i` = row `i`) to `out`, positioned at its start. Returns the bytes written. The caller
-/// syncs and renames the file.
+/// node `i` = row `i`) to `out`, positioned at its start, in format version 2 (the metadata
+/// index of the rows is built here and stored in its section). Returns the bytes written. The
+/// caller syncs and renames the file.
 ///
 /// # Errors
 /// `HV_IO` from the writer; `HV_INVALID_ARGUMENT` when the parts disagree in size or there is no
@@ -168,6 +170,10 @@ pub fn write_segment<W: Write + Seek>(
         row[1..1 + nb.len()].copy_from_slice(nb);
     }
     w.section(super::layout::S_GRAPH, &[bytemuck::cast_slice(&adj)])?;
+    drop(adj);
+    // the metadata index, last: a version-1 file is this file without it
+    let meta_index = MetaIndex::build(rows.metadata.iter().map(Option::as_deref));
+    w.section(super::layout::S_META_INDEX, &[&codec::to_vec(&meta_index)])?;
     let (table, total) = (w.table, w.at);
 
     let mut h = vec![0u8; HEADER_LEN];

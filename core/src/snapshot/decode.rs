@@ -1,9 +1,12 @@
 //! Reading a snapshot ([`super`] draws the layout): the codec returns the parts (header,
 //! records, index) in file order; the collection installs them.
 
-use super::{metric_from, FLAG_INDEX, MAGIC, MIN_READ_VERSION, NO_METADATA, VERSION};
+use super::{
+    metric_from, FLAG_INDEX, FLAG_META_INDEX, MAGIC, MIN_READ_VERSION, NO_METADATA, VERSION,
+};
 use crate::ann::IndexParams;
 use crate::error::{Error, Result};
+use crate::filter::{codec, index::MetaIndex};
 use crate::graph::Graph;
 use crate::quant::RabitqIndex;
 use crate::types::{Metric, VectorId};
@@ -60,7 +63,8 @@ pub struct LoadedIndex {
 }
 
 /// Reads a snapshot in its order: [`Decoder::new`] checks the magic, the version and the
-/// checksum and reads the header; [`Decoder::records`] streams the records;
+/// checksum and reads the header; [`Decoder::records`] streams the records; the metadata index
+/// (version 3) is decoded next (`Decoder::meta_index`; [`Decoder::index`] skips it if not);
 /// [`Decoder::index`] decodes the index part. The caller builds the collection from the parts,
 /// so the codec does not depend on it.
 pub struct Decoder<'a> {
@@ -70,6 +74,8 @@ pub struct Decoder<'a> {
     dim: usize,
     metric: Metric,
     count: u64,
+    /// The metadata index was read (or there is none).
+    meta_read: bool,
 }
 
 impl<'a> Decoder<'a> {
@@ -100,6 +106,11 @@ impl<'a> Decoder<'a> {
         let dim = r.u32("dim")? as usize;
         let metric = metric_from(r.u32("metric")?)?;
         let count = r.u64("count")?;
+        if flags & FLAG_META_INDEX != 0 && version < 3 {
+            return Err(Error::Corrupt(format!(
+                "snapshot version {version} with a metadata index flag"
+            )));
+        }
         Ok(Decoder {
             r,
             version,
@@ -107,6 +118,7 @@ impl<'a> Decoder<'a> {
             dim,
             metric,
             count,
+            meta_read: flags & FLAG_META_INDEX == 0,
         })
     }
 
@@ -169,12 +181,50 @@ impl<'a> Decoder<'a> {
         Ok(())
     }
 
+    /// Whether the snapshot carries the metadata index of its records (version 3).
+    pub fn has_meta_index(&self) -> bool {
+        self.flags & FLAG_META_INDEX != 0
+    }
+
+    /// The bytes of the metadata index, after [`Decoder::records`] (`None`: none, or read).
+    fn meta_bytes(&mut self) -> Result<Option<&'a [u8]>> {
+        if self.meta_read {
+            return Ok(None);
+        }
+        self.meta_read = true;
+        let len = self.r.u64("metadata index length")?;
+        if len > self.r.left() as u64 {
+            return Err(Error::Corrupt(format!(
+                "snapshot metadata index: {len} bytes announced, {} left",
+                self.r.left()
+            )));
+        }
+        self.r.take(len as usize, "metadata index").map(Some)
+    }
+
+    /// The metadata index of the records, after [`Decoder::records`] (`None` when the snapshot
+    /// has none: versions 1 and 2): decoded and checked to range over the `count` records.
+    ///
+    /// # Errors
+    /// `HV_CORRUPT` (truncation, an encoding that fails a check of `crate::filter::codec`,
+    /// another number of rows).
+    pub(crate) fn meta_index(&mut self) -> Result<Option<MetaIndex>> {
+        let rows = usize::try_from(self.count).unwrap_or(usize::MAX);
+        match self.meta_bytes()? {
+            None => Ok(None),
+            Some(b) => codec::decode_rows(b, rows)
+                .map(Some)
+                .map_err(|e| Error::Corrupt(format!("snapshot {e}"))),
+        }
+    }
+
     /// The index part, after [`Decoder::records`]; `None` when the snapshot has none.
     ///
     /// # Errors
     /// `HV_CORRUPT` (truncation, impossible sizes, invalid parameters or graph, bytes after the
     /// records of a snapshot without an index), `HV_OUT_OF_MEMORY`.
     pub fn index(&mut self) -> Result<Option<LoadedIndex>> {
+        self.meta_bytes()?; // skipped when not read
         let (dim, metric, version, r) = (self.dim, self.metric, self.version, &mut self.r);
         if self.flags & FLAG_INDEX == 0 {
             if r.left() != 0 {

@@ -4,11 +4,14 @@
 //! Layout (all integers little-endian; drawn in `docs/format.md`):
 //!
 //! ```text
-//! magic "HVSNAP01" (8) | version u32 = 2 | flags u32 (bit 0: index present)
+//! magic "HVSNAP01" (8) | version u32 = 3
+//! flags u32 (bit 0: index present; bit 1: metadata index present, version 3)
 //! dim u32 | metric u32 (0 l2, 1 cosine, 2 ip, 3 l1) | count u64
 //! count × record:
 //!   id kind u8 (1 integer, 2 string) | integer: u64 | string: len u32 + UTF-8 bytes
 //!   seq u64 | metadata len u32 (0xFFFFFFFF = none) + UTF-8 JSON bytes | dim × f32
+//! metadata index (flag bit 1): len u64 | len bytes (`crate::filter::codec`, over the count
+//!   records: row i = record i, every record a member)
 //! index (flag bit 0):
 //!   R u32 | L u32 | alpha f32 | passes u32 | bits u32 | seed u64 | entry u32
 //!   count × degree u32 | Σ degree × neighbour u32
@@ -20,7 +23,9 @@
 //! Version 2 stores the RaBitQ codes, so loading installs them instead of encoding every vector
 //! again (a random rotation per vector: most of a version-1 load, and single-threaded in the
 //! browser). Version 1 snapshots (no codes) still load: their codes are recomputed from the
-//! vectors and the stored seed, as a build computes them. Loading checks the magic, the version
+//! vectors and the stored seed, as a build computes them. Version 3 adds the metadata index of
+//! the records, which loading installs instead of parsing every record's metadata again;
+//! versions 1 and 2 (no metadata index) still load, their index built from the metadata. Loading checks the magic, the version
 //! (`HV_VERSION`), the checksum and every length against the bytes left before it allocates
 //! (`HV_CORRUPT`), every record as `restore_row` does, and that the codes match the parameters
 //! and the record count.
@@ -37,12 +42,14 @@ pub use decode::{Decoder, LoadedIndex};
 
 /// The 8-byte magic at the start of a snapshot.
 pub const MAGIC: &[u8; 8] = b"HVSNAP01";
-/// The snapshot format version this build writes (it also reads version 1).
-pub const VERSION: u32 = 2;
+/// The snapshot format version this build writes (it also reads versions 1 and 2).
+pub const VERSION: u32 = 3;
 /// The oldest snapshot version this build reads.
 pub const MIN_READ_VERSION: u32 = 1;
 /// Flag bit: the snapshot has an index part.
 const FLAG_INDEX: u32 = 1;
+/// Flag bit: the snapshot has a metadata index (version 3).
+const FLAG_META_INDEX: u32 = 2;
 /// Metadata length of a record without metadata.
 const NO_METADATA: u32 = u32::MAX;
 
@@ -67,7 +74,9 @@ pub struct IndexPart<'a> {
     pub codes: Option<&'a RabitqIndex>,
 }
 
-/// Writes a snapshot of `count` records (from `records`, in row order) and optionally the index.
+/// Writes a snapshot of `count` records (from `records`, in row order), their metadata index
+/// (`meta_index`: its `crate::filter::codec` encoding, over exactly these records) and
+/// optionally the index.
 ///
 /// # Errors
 /// `HV_OUT_OF_MEMORY` when the output buffer cannot grow; `HV_INTERNAL` when `records` yields
@@ -77,6 +86,7 @@ pub fn write<'a>(
     metric: Metric,
     count: usize,
     records: impl Iterator<Item = RecordRef<'a>>,
+    meta_index: &[u8],
     index: Option<IndexPart<'_>>,
 ) -> Result<Vec<u8>> {
     let mut out: Vec<u8> = Vec::new();
@@ -84,7 +94,8 @@ pub fn write<'a>(
         .map_err(|_| Error::OutOfMemory("snapshot buffer".into()))?;
     out.extend_from_slice(MAGIC);
     put_u32(&mut out, VERSION);
-    put_u32(&mut out, if index.is_some() { FLAG_INDEX } else { 0 });
+    let flags = FLAG_META_INDEX | if index.is_some() { FLAG_INDEX } else { 0 };
+    put_u32(&mut out, flags);
     put_u32(&mut out, dim as u32);
     put_u32(&mut out, u32::from(metric.code()));
     put_u64(&mut out, count as u64);
@@ -128,6 +139,9 @@ pub fn write<'a>(
             "snapshot: {written} records written, {count} announced"
         )));
     }
+    out.try_reserve(8 + meta_index.len()).map_err(oom)?;
+    put_u64(&mut out, meta_index.len() as u64);
+    out.extend_from_slice(meta_index);
     if let Some(ix) = index {
         let edges: usize = (0..count as u32).map(|i| ix.graph.degree(i)).sum();
         let codes = ix.codes.map_or(0, |c| 4 * dim + 4 + c.records().len() * 8);
