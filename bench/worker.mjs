@@ -492,7 +492,7 @@ async function filtered() {
         const top = Object.entries(strategies).sort((a, b) => b[1] - a[1])[0];
         log(`${f.name} (${f.count} rows) ef ${ef ?? 'default'}: recall ${m.recall_mean}, hits ${m.hits_mean} (min ${m.hits_min}), ${t.qps} QPS${errors ? `, ${errors} errors` : ''}`);
         emit({
-          ...head('filtered', engine, { ...info, kernel: build.kernel ?? info.kernel, mode: h.mode ?? build.mode, api: h.filterApi }),
+          ...head('filtered', engine, { ...info, kernel: wasm ? info.kernel : build.kernel ?? info.kernel, mode: h.mode ?? build.mode, api: h.filterApi }),
           ...storage,
           ...dataFields(data, job.metric, job.k),
           concurrency: 1,
