@@ -480,16 +480,19 @@ async function filtered() {
           }
         };
         const res = [];
+        // the strategies the engine counts (horosvec: per segment search, in stats()), over the recall pass
+        const before = h.strategyCounts?.() ?? null;
+        for (let i = 0; i < data.nq; i++) res.push(await one(i));
+        const after = h.strategyCounts?.() ?? null;
         const strategies = {};
-        for (let i = 0; i < data.nq; i++) {
-          res.push(await one(i));
-          const st = h.strategy?.() ?? null;
-          if (st !== null) strategies[st] = (strategies[st] ?? 0) + 1;
+        if (before && after) {
+          for (const [key, x] of Object.entries(after)) if (isFinite(x) && x - (before[key] ?? 0) > 0) strategies[key] = x - (before[key] ?? 0);
         }
         const m = filteredMeasures(res, f.gt, job.k, f.mask, f.count);
         const recallErrors = errors;
         const t = await timeLoop(one, { nq: data.nq, seconds: job.seconds, warmup: job.warmup });
-        const top = Object.entries(strategies).sort((a, b) => b[1] - a[1])[0];
+        // the strategy most segment searches took (a fallback counts beside the walk it redid)
+        const top = Object.entries(strategies).filter(([key]) => key !== 'fallbacks').sort((a, b) => b[1] - a[1])[0];
         log(`${f.name} (${f.count} rows) ef ${ef ?? 'default'}: recall ${m.recall_mean}, hits ${m.hits_mean} (min ${m.hits_min}), ${t.qps} QPS${errors ? `, ${errors} errors` : ''}`);
         emit({
           ...head('filtered', engine, { ...info, kernel: wasm ? info.kernel : build.kernel ?? info.kernel, mode: h.mode ?? build.mode, api: h.filterApi }),
@@ -508,7 +511,8 @@ async function filtered() {
           selectivity: Number((f.count / data.n).toFixed(6)),
           selectivity_target: f.target,
           strategy: top ? top[0] : null,
-          strategies: top ? strategies : null,
+          strategies: Object.keys(strategies).length ? strategies : null,
+          strategy_queries: Object.keys(strategies).length ? data.nq : null,
           ...m,
           errors: recallErrors,
           error_sample: lastError,

@@ -17,8 +17,9 @@
 //                        and the handle has searchFiltered(q, k, ef, f) → ids, `f` one filter of
 //                        bench/lib/filters.mjs (`where` in horosvec's filter language, null for none;
 //                        `test(row)` the harness's own membership test, for callback engines),
-//                        `filterApi` (what the filter goes through) and optionally strategy() (the
-//                        strategy the engine reports for the last search, or null)
+//                        `filterApi` (what the filter goes through) and optionally
+//                        strategyCounts() (cumulative counts of the filter strategies the engine
+//                        took, `{ name: count }`, or null)
 //
 // Vectors come in as `n × dim` row-major Float32Array; ids are the row numbers. `ctx.dir` is a
 // scratch folder (the matrix always gives one). What bench/ef-sweep.mjs (one engine, one dataset)
@@ -157,9 +158,12 @@ function filteredHandle(col, exact) {
   return {
     filterApi: 'searchSync(q, { k, ef, filter, includeMetadata: false })',
     searchFiltered: (q, k, ef, f) => col.searchSync(q, opts(k, ef, f)).map((x) => x.id),
-    strategy() {
+    // how many segment searches took each filter strategy since the collection was made or
+    // opened, when stats() reports it (the worker takes the change over a recall pass)
+    strategyCounts() {
       const s = col.stats();
-      return s.lastFilterStrategy ?? s.lastSearchStrategy ?? null;
+      const c = s.filterCounts ?? s.filterStrategies ?? s.filterSearches ?? null;
+      return c !== null && typeof c === 'object' ? { ...c } : null;
     },
   };
 }
