@@ -162,7 +162,7 @@ function filteredHandle(col, exact) {
     // opened, when stats() reports it (the worker takes the change over a recall pass)
     strategyCounts() {
       const s = col.stats();
-      const c = s.filterCounts ?? s.filterStrategies ?? s.filterSearches ?? null;
+      const c = s.filtered ?? s.filterCounts ?? s.filterStrategies ?? s.filterSearches ?? null;
       return c !== null && typeof c === 'object' ? { ...c } : null;
     },
   };
