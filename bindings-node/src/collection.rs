@@ -129,6 +129,10 @@ pub struct RawSearchOptions {
     /// `true`: exact flat scan even with an index; `false`: the index whenever one exists;
     /// unset: the index from 2,000 live records on (see `horosvec_core::SearchOptions::exact`).
     pub exact: Option<bool>,
+    /// The filter's JSON text (see `horosvec_core::filter`).
+    pub filter: Option<String>,
+    /// The allow-list of ids as a JSON array.
+    pub ids: Option<String>,
 }
 
 /// A durable write request from the raw arguments (copied here, on the JS thread).
@@ -157,6 +161,8 @@ fn search_opts(o: &RawSearchOptions) -> horosvec_core::Result<SearchOptions> {
         ef: o.ef,
         rerank: o.rerank,
         exact: o.exact,
+        filter: o.filter.clone(),
+        ids: o.ids.clone(),
     })
 }
 

@@ -48,7 +48,11 @@ impl CoreCollection {
 /// `RawSearchOptions`).
 fn opts(o: &JsValue) -> Result<SearchOptions, JsValue> {
     let get = |k: &str| js_sys::Reflect::get(o, &k.into()).unwrap_or(JsValue::UNDEFINED);
-    let a = args::SearchArgs::from_lookup(|k| get(k).as_f64(), |k| get(k).as_bool());
+    let a = args::SearchArgs::from_lookup(
+        |k| get(k).as_f64(),
+        |k| get(k).as_bool(),
+        |k| get(k).as_string(),
+    );
     args::search_options(&a).map_err(err)
 }
 
