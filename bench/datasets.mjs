@@ -9,8 +9,8 @@ import { readVecs } from '../npm/cli/vecs.js';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 export const DATASETS = {
-  sample: { dir: join(ROOT, 'data', 'sample'), base: 'base.f16vecs', queries: 'queries.fvecs', gt: 'groundtruth.ivecs', metric: 'cosine' },
-  minilm384: { dir: join(ROOT, '..', 'shared', 'data', 'minilm384'), base: 'base.fvecs', queries: 'query.fvecs', gt: 'groundtruth.ivecs', metric: 'cosine' },
+  sample: { dir: join(ROOT, 'data', 'sample'), base: 'base.f16vecs', queries: 'queries.fvecs', gt: 'groundtruth.ivecs', metric: 'cosine', texts: 'texts_base.jsonl.gz' },
+  minilm384: { dir: join(ROOT, '..', 'shared', 'data', 'minilm384'), base: 'base.fvecs', queries: 'query.fvecs', gt: 'groundtruth.ivecs', metric: 'cosine', texts: 'texts_base.jsonl.gz' },
   glove50: { dir: join(ROOT, '..', 'shared', 'data', 'glove50'), base: 'base.fvecs', queries: 'query.fvecs', gt: 'groundtruth.ivecs', metric: 'cosine' },
   sift128: { dir: join(ROOT, '..', 'shared', 'data', 'sift128'), base: 'base.fvecs', queries: 'query.fvecs', gt: 'groundtruth.ivecs', metric: 'l2' },
 };

@@ -34,7 +34,7 @@ const WRITERS = {
   'segments-open': 'node bench/segments.mjs --phase open',
   'snapshot-load': 'node bench/snapshot-load.mjs',
 };
-const MATRIX = ['search', 'concurrency', 'open', 'build', 'writes', 'dims', 'sizes', 'metrics', 'wasm'];
+const MATRIX = ['search', 'concurrency', 'open', 'build', 'writes', 'dims', 'sizes', 'metrics', 'wasm', 'filtered'];
 const rel = (f) => relative(ROOT, f).split('\\').join('/');
 /** The revision files of `bench`, oldest first. */
 const revFiles = (bench) => revisions(HERE, bench);

@@ -33,7 +33,7 @@ import { revisions, newestPerSeries, RecordError } from './lib/results.mjs';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULTS = { in: 'bench-results', out: 'BENCHMARKS.md', plots: 'bench-results/plots' };
 
-const SWEEPS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics', 'wasm'];
+const SWEEPS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics', 'wasm', 'filtered'];
 const ENGINE_ORDER = ['horosvec', 'hnswlib', 'usearch', 'sqlite-vec', 'orama'];
 const BACKEND_ORDER = ['native', 'wasm', 'js'];
 const MODE_ORDER = [
@@ -53,7 +53,7 @@ const HEADLINE_CLIENTS = [1, 4];
 const RECALL_MATCH = 0.02; // concurrency records compare only when their recall_mean differ by at most this
 const PLOT_TARGET = 0.95; // the recall at which dims.svg and sizes.svg plot QPS
 // the sections whose comparisons "Where horosvec loses" counts and lists, in the document's order
-const LOSS_SECTIONS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics'];
+const LOSS_SECTIONS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics', 'filtered'];
 const DASH = '—';
 
 // ---------------------------------------------------------------------------------------------
@@ -1056,6 +1056,242 @@ function wasmSection(records) {
   return md;
 }
 
+// --- filtered search --------------------------------------------------------------------------
+
+const FILTER_KIND_ORDER = ['source', 'range', 'all', 'none'];
+const FILTER_TARGETS = { recall: 0.95, vsUnfiltered: 0.5, matchAllCost: 0.1, at: 0.1 };
+const FILTER_COMPETITOR = 'hnswlib';
+
+/** Filters in selectivity order (no filter last). */
+const filterCmp = by((r) => (r.filter_kind === 'none' ? 1 : 0), (r) => r.selectivity, (r) => rank(FILTER_KIND_ORDER, r.filter_kind), (r) => r.filter);
+const pctText = (x) => (isNum(x) ? `${fmtSig3(x * 100)} %` : DASH);
+const verdict = (ok) => (ok === true ? 'PASS' : ok === false ? 'FAIL' : 'not measured');
+
+/**
+ * The point a series is shown at for one filter: horosvec's default ef (none passed); for an ANN
+ * competitor the smallest ef whose recall reaches the target (the largest ef if none does); an
+ * exact engine's only point.
+ */
+function headlinePoint(rs) {
+  const byEf = [...rs].sort(total(by((r) => r.ef)));
+  const def = byEf.find((r) => r.ef_default === true);
+  if (def) return { r: def, how: 'default ef' };
+  if (byEf.length === 1 && !isNum(byEf[0].ef)) return { r: byEf[0], how: 'exact' };
+  const reach = byEf.find((r) => r.recall_mean >= FILTER_TARGETS.recall);
+  return reach ? { r: reach, how: `ef=${reach.ef}: smallest reaching ${FILTER_TARGETS.recall}` } : { r: byEf[byEf.length - 1], how: `ef=${byEf[byEf.length - 1].ef}: largest (never reaches ${FILTER_TARGETS.recall})` };
+}
+
+function filteredSection(records, out) {
+  const all = records.filter((r) => r.sweep === 'filtered');
+  const ok = all.filter((r) => r.status === 'ok');
+  const md = ['## Filtered search', ''];
+  if (!all.length) return [...md, 'No filtered records.', ''];
+  md.push(
+    'Search with a metadata filter (`npm run bench -- --sweeps filtered`, bench/lib/filters.mjs). Metadata of each base row: `source`, the prefix of its id in the dataset\'s `texts_base.jsonl.gz`, and `rank`, a seeded uniform integer in 0..99,999 for range filters. Each filter\'s ground truth is a float64 brute force over the rows it matches, computed by the harness; recall@k = |returned ∩ true top-k| / min(k, matches); "short" counts the queries that returned fewer than min(k, matches) hits, "wrong" the hits outside the filter.',
+    `Each series is shown at one point per filter: ${SUBJECT} at its default ef (none passed); ${FILTER_COMPETITOR} at the smallest ef whose recall reaches ${FILTER_TARGETS.recall} (the largest ef when none does); exact engines at their only point. "QPS @${FILTER_TARGETS.recall}" interpolates the series' ef points as in the search section ("≥": the smallest ef measured is already above ${FILTER_TARGETS.recall}; the targets take that QPS as the value).`,
+    '',
+  );
+  const sets = groupBy(ok, (r) => JSON.stringify([r.dataset, r.n, r.metric, r.k]), by((r) => r.dataset, (r) => r.n, (r) => r.metric, (r) => r.k));
+  for (const [, rs] of sets) md.push(...filteredSet(rs, all, out));
+  const notOk = all.filter((r) => r.status !== 'ok');
+  if (notOk.length) {
+    md.push('Not measured in this sweep:', '', ...table([
+      ['engine', (r) => r.engine],
+      ['backend', (r) => r.backend],
+      ['mode', (r) => r.mode],
+      ['status', (r) => r.status],
+      ['reason', (r) => r.skip_reason],
+      ['revision', (r) => revText(r)],
+    ], [...notOk].sort(total((a, b) => seriesCmp(seriesOf(a), seriesOf(b))))));
+  }
+  if (!ok.length) md.push(...filteredTargets([], all, null, out));
+  return md;
+}
+
+function filteredSet(rs, all, out) {
+  const first = rs[0];
+  const setName = setText(first, ['dataset', 'n', 'metric', 'k']);
+  const md = [`### ${setName}`, ''];
+  // the filters, from any series' records (the harness counts the matches itself)
+  const filters = groupBy(rs, (r) => r.filter, filterCmp).map(([, xs]) => xs[0]);
+  md.push('Filters (matches and selectivity counted by the harness over the base rows used):', '', ...table([
+    ['filter', (f) => f.filter],
+    ['JSON', (f) => (f.filter_json === null ? '(no filter)' : `\`${f.filter_json}\``)],
+    ['matches', (f) => fmtInt(f.matches), 'r'],
+    ['selectivity', (f) => pctText(f.selectivity), 'r'],
+    ['target', (f) => (isNum(f.selectivity_target) ? pctText(f.selectivity_target) : DASH), 'r'],
+  ], filters));
+  // per series and filter: the records (one per ef), the headline point, QPS at the target recall
+  const cells = seriesList(rs, ['ef']).flatMap((s) => groupBy(s.records, (r) => r.filter, filterCmp).map(([, xs]) => ({
+    s,
+    filter: xs[0],
+    records: xs,
+    head: headlinePoint(xs),
+    at: qpsAtRecall(xs, FILTER_TARGETS.recall, isExact(xs[0].mode)),
+  })));
+  const series = seriesList(rs, ['ef']);
+  const labels = uniqueLabels(series, [baseLabel, (s) => s.params && `(${s.params})`]);
+  const labelOf = new Map(series.map((s, i) => [seriesKey(s), labels[i]]));
+  const file = `filtered-${slug(first.dataset)}-n${slug(first.n)}.svg`;
+  out.plots.push({ file, spec: filteredPlot(cells, rs, labels, labelOf) });
+  md.push(`![filtered search: QPS and recall vs selectivity, ${setName}](${out.link(file)})`, '');
+  for (const f of filters) {
+    const row = cells.filter((c) => c.filter.filter === f.filter).sort((a, b) => seriesCmp(a.s, b.s));
+    md.push(`#### ${f.filter} · ${fmtInt(f.matches)} matches (${pctText(f.selectivity)})`, '', ...table([
+      ['engine', (c) => c.s.engine],
+      ['backend', (c) => c.s.backend],
+      ['mode', (c) => c.s.mode],
+      ['point', (c) => c.head.how],
+      ['recall@k', (c) => fmtRecall(c.head.r.recall_mean), 'r'],
+      ['recall min', (c) => fmtRecall(c.head.r.recall_min), 'r'],
+      ['hits mean', (c) => fmtSig3(c.head.r.hits_mean), 'r'],
+      ['hits min', (c) => `${text(c.head.r.hits_min)} / ${text(c.head.r.hits_expected)}`, 'r'],
+      ['short', (c) => fmtInt(c.head.r.short_queries), 'r'],
+      ['wrong', (c) => fmtInt(c.head.r.wrong_hits), 'r'],
+      ['errors', (c) => fmtInt(c.head.r.errors), 'r'],
+      ['QPS', (c) => fmtQps(c.head.r.qps), 'r'],
+      ['p99 ms', (c) => fmtMs(c.head.r.p99_ms), 'r'],
+      [`QPS @${FILTER_TARGETS.recall}`, (c) => fmtAtRecall(c.at), 'r'],
+      ['strategy', (c) => c.head.r.strategy],
+    ], row));
+  }
+  md.push(...filteredTargets(cells, all, setName, out));
+  // every point, folded
+  const points = cells.flatMap((c) => [...c.records].sort(total(by((r) => (r.ef_default ? -1 : r.ef)))).map((r) => ({ c, r })))
+    .sort((a, b) => filterCmp(a.c.filter, b.c.filter) || seriesCmp(a.c.s, b.c.s));
+  md.push('<details><summary>Every point (each filter, series and ef)</summary>', '', ...table([
+    ['filter', (x) => x.r.filter],
+    ['engine / mode', (x) => baseLabel(x.c.s)],
+    ['ef', (x) => (x.r.ef_default ? 'default' : x.r.ef), 'r'],
+    ['recall@k', (x) => fmtRecall(x.r.recall_mean), 'r'],
+    ['recall min', (x) => fmtRecall(x.r.recall_min), 'r'],
+    ['hits mean', (x) => fmtSig3(x.r.hits_mean), 'r'],
+    ['hits min', (x) => x.r.hits_min, 'r'],
+    ['short', (x) => x.r.short_queries, 'r'],
+    ['QPS', (x) => fmtQps(x.r.qps), 'r'],
+    ['p99 ms', (x) => fmtMs(x.r.p99_ms), 'r'],
+    ['strategy', (x) => (x.r.strategies ? Object.keys(x.r.strategies).sort().map((k) => `${k} ${x.r.strategies[k]}`).join(', ') : null)],
+  ], points), '</details>', '');
+  return md;
+}
+
+/**
+ * The issue's four targets for every horosvec series, each PASS or FAIL from the records (never
+ * hidden; a series that was not measured is listed as such): recall ≥ 0.95 and min(k, matches)
+ * hits for every query at the default ef, every filter; QPS ≥ hnswlib's at equal recall (0.95,
+ * interpolated) every filter; at 10 % selectivity ≥ 0.5× the unfiltered QPS; a match-all filter
+ * costs ≤ 10 % over no filter (unfiltered QPS / match-all QPS − 1).
+ */
+function filteredTargets(cells, all, setName, out) {
+  const subjects = [...new Map(cells.filter((c) => c.s.engine === SUBJECT).map((c) => [seriesKey(c.s), c.s])).values()].sort(seriesCmp);
+  const rows = [];
+  const detail = [];
+  for (const s of subjects) {
+    const mine = cells.filter((c) => seriesKey(c.s) === seriesKey(s));
+    const filtered = mine.filter((c) => c.filter.filter_kind !== 'none');
+    const at = (pred) => mine.find((c) => pred(c.filter));
+    // 1. recall and hits at the default ef, every filter
+    const t1 = filtered.map((c) => {
+      const r = c.head.r;
+      const pass = c.head.how === 'default ef' && r.recall_mean >= FILTER_TARGETS.recall && r.short_queries === 0 && r.wrong_hits === 0;
+      return { c, pass, value: `recall ${fmtRecall(r.recall_mean)}, ${fmtInt(r.short_queries)} short, ${fmtInt(r.wrong_hits)} wrong` };
+    });
+    // 2. QPS at recall 0.95 against hnswlib's, every filter
+    const t2 = filtered.map((c) => {
+      const comp = cells.find((x) => x.s.engine === FILTER_COMPETITOR && x.filter.filter === c.filter.filter && !isExact(x.s.mode));
+      if (!comp) return { c, pass: null, value: `no ${FILTER_COMPETITOR} record` };
+      const ratio = filteredRatio(c.at, comp.at);
+      compared(out, ratio, { section: 'filtered', setting: `${setName} · ${c.filter.filter}`, subject: fullLabel(s), competitor: fullLabel(comp.s), what: `QPS at recall ${FILTER_TARGETS.recall} (${fmtAtRecall(c.at)} vs ${fmtAtRecall(comp.at)})` });
+      return { c, pass: ratio.value === null ? null : !ratio.loss, value: `${fmtAtRecall(c.at)} vs ${fmtAtRecall(comp.at)} = ${ratio.text}` };
+    });
+    for (const x of t1) detail.push({ s, filter: x.c.filter, target: 1, ...x });
+    for (const x of t2) detail.push({ s, filter: x.c.filter, target: 2, ...x });
+    const none = at((f) => f.filter_kind === 'none');
+    const ten = at((f) => f.selectivity_target === FILTER_TARGETS.at);
+    const everything = at((f) => f.filter_kind === 'all');
+    const fails = (xs) => xs.filter((x) => x.pass === false);
+    const summary = (xs) => (xs.length === 0 ? null : xs.some((x) => x.pass === false) ? false : xs.every((x) => x.pass === true) ? true : null);
+    rows.push({ s, target: `recall@k ≥ ${FILTER_TARGETS.recall} and min(k, matches) hits for every query, default ef, every filter`, value: `${t1.length - fails(t1).length} of ${t1.length} filters pass${fails(t1).length ? `; fail: ${fails(t1).map((x) => `${x.c.filter.filter} (${x.value})`).join('; ')}` : ''}`, pass: summary(t1) });
+    rows.push({ s, target: `QPS ≥ ${FILTER_COMPETITOR} filtered at recall ${FILTER_TARGETS.recall}, every filter`, value: `${t2.filter((x) => x.pass === true).length} of ${t2.length} filters pass${fails(t2).length ? `; fail: ${fails(t2).map((x) => `${x.c.filter.filter} (${x.value})`).join('; ')}` : ''}`, pass: summary(t2) });
+    if (ten && none) {
+      const ratio = ten.head.r.qps / none.head.r.qps;
+      rows.push({ s, target: `QPS at ${pctText(FILTER_TARGETS.at)} selectivity ≥ ${FILTER_TARGETS.vsUnfiltered}× unfiltered (default ef)`, value: `${ten.filter.filter}: ${fmtQps(ten.head.r.qps)} / ${fmtQps(none.head.r.qps)} = ${fmtRatio(ratio)}`, pass: ratio >= FILTER_TARGETS.vsUnfiltered });
+    } else rows.push({ s, target: `QPS at ${pctText(FILTER_TARGETS.at)} selectivity ≥ ${FILTER_TARGETS.vsUnfiltered}× unfiltered`, value: 'no record', pass: null });
+    if (everything && none) {
+      const cost = none.head.r.qps / everything.head.r.qps - 1;
+      rows.push({ s, target: `a match-all filter costs ≤ ${FILTER_TARGETS.matchAllCost * 100} % over no filter (default ef)`, value: `${fmtQps(none.head.r.qps)} / ${fmtQps(everything.head.r.qps)} − 1 = ${fmtSig3(cost * 100)} %`, pass: cost <= FILTER_TARGETS.matchAllCost });
+    } else rows.push({ s, target: `a match-all filter costs ≤ ${FILTER_TARGETS.matchAllCost * 100} % over no filter`, value: 'no record', pass: null });
+  }
+  // horosvec series that have no ok record here: the targets are not measured
+  const missing = all.filter((r) => r.engine === SUBJECT && r.status !== 'ok' && !subjects.some((s) => seriesKey(s) === seriesKey(seriesOf(r, ['ef']))));
+  for (const r of missing) rows.push({ s: seriesOf(r, ['ef']), target: 'all four targets', value: `${r.status}: ${r.skip_reason}`, pass: null });
+  if (!rows.length) return [];
+  const md = [`Targets (issue 14), computed from the records${setName ? ` (${setName})` : ''}; every ${SUBJECT} series, pass or fail:`, '', ...table([
+    ['series', (x) => fullLabel(x.s)],
+    ['target', (x) => x.target],
+    ['measured', (x) => x.value],
+    ['verdict', (x) => verdict(x.pass)],
+  ], rows)];
+  if (detail.length) {
+    md.push('<details><summary>Targets 1 and 2 per filter</summary>', '', ...table([
+      ['filter', (x) => x.filter.filter],
+      ['selectivity', (x) => pctText(x.filter.selectivity), 'r'],
+      ['series', (x) => fullLabel(x.s)],
+      ['target', (x) => (x.target === 1 ? `recall ≥ ${FILTER_TARGETS.recall}, full hits` : `QPS ≥ ${FILTER_COMPETITOR} @${FILTER_TARGETS.recall}`)],
+      ['measured', (x) => x.value],
+      ['verdict', (x) => verdict(x.pass)],
+    ], [...detail].sort((a, b) => a.target - b.target || filterCmp(a.filter, b.filter) || seriesCmp(a.s, b.s))), '</details>', '');
+  }
+  return md;
+}
+
+/**
+ * horosvec / competitor QPS at the target recall for the filtered targets: "not reached" on our
+ * side is a loss, on the competitor's a win (∞); a lower bound (≥: the smallest ef measured
+ * already exceeds the recall, and ef 16 is close to the floor k = 10 of both engines) is taken as
+ * the series' QPS at the target, so every pair of measured values gives a ratio.
+ */
+function filteredRatio(h, c) {
+  if (h.kind === 'none') return c.kind === 'none' ? { text: 'neither reaches it', value: 0, loss: true } : { text: 'not reached', value: 0, loss: true };
+  if (c.kind === 'none') return { text: '∞', value: Infinity, loss: false };
+  const value = h.qps / c.qps;
+  const note = h.kind === 'lower' || c.kind === 'lower' ? ` (${[h.kind === 'lower' && SUBJECT, c.kind === 'lower' && FILTER_COMPETITOR].filter(Boolean).join(' and ')} at the smallest ef, already above the recall)` : '';
+  return { text: `${fmtRatio(value)}${note}`, value, loss: value < 1 };
+}
+
+/** QPS at the target recall (left) and recall at the headline point (right) against selectivity, one line per series. */
+function filteredPlot(cells, records, labels, labelOf) {
+  const values = cells.filter((c) => c.filter.filter_kind !== 'none').map((c) => ({
+    series: labelOf.get(seriesKey(c.s)),
+    selectivity: c.filter.selectivity,
+    filter: c.filter.filter,
+    kind: c.filter.filter_kind === 'source' ? 'source = …' : c.filter.filter_kind === 'range' ? 'rank range' : 'match-all',
+    qps: c.at.kind === 'none' ? null : c.at.qps,
+    recall: c.head.r.recall_mean,
+    bound: c.at.kind === 'lower' ? 'lower bound (≥)' : 'interpolated or exact',
+  })).sort(total(by((v) => v.series, (v) => v.selectivity)));
+  const color = { field: 'series', type: 'nominal', title: 'engine / mode', scale: colorScale(labels), sort: labels };
+  const x = { field: 'selectivity', type: 'quantitative', title: 'selectivity (fraction of rows matching, log scale)', scale: { type: 'log', nice: false, padding: 12 } };
+  const panel = (y, yTitle, scale, shapeField, shapeTitle, domain) => ({
+    width: 380,
+    height: 300,
+    transform: [{ filter: `isValid(datum.${y})` }],
+    encoding: { x, y: { field: y, type: 'quantitative', title: yTitle, scale }, color, order: { field: 'selectivity', type: 'quantitative' } },
+    layer: [
+      { mark: { type: 'line', strokeWidth: 1.5 } },
+      { mark: { type: 'point', filled: true, size: 55 }, encoding: { shape: { field: shapeField, type: 'nominal', title: shapeTitle, scale: { domain, range: ['circle', 'triangle-up', 'square'] } }, tooltip: [{ field: 'filter' }] } },
+    ],
+  });
+  return {
+    ...baseSpec(plotTitle(`Filtered search: QPS at recall ${FILTER_TARGETS.recall} and recall@k vs selectivity (1 client)`, records), values),
+    resolve: { scale: { shape: 'independent' }, legend: { shape: 'independent' } },
+    hconcat: [
+      panel('qps', `QPS at recall ${FILTER_TARGETS.recall} (log scale)`, { type: 'log' }, 'bound', 'QPS value', ['interpolated or exact', 'lower bound (≥)']),
+      panel('recall', `recall@k (${SUBJECT}: default ef; ${FILTER_COMPETITOR}: smallest ef reaching ${FILTER_TARGETS.recall})`, { zero: false }, 'kind', 'filter', ['source = …', 'rank range', 'match-all']),
+    ],
+  };
+}
+
 // --- skipped and losses -----------------------------------------------------------------------
 
 function skippedSection(records) {
@@ -1131,6 +1367,7 @@ async function main() {
     ...buildSection(records, out),
     ...writesSection(records, out),
     ...openSection(records, out),
+    ...filteredSection(records, out),
     '## Dimension, size and metric sweeps; wasm vs native',
     '',
     ...keyedSweepSection({ sweep: 'dims', title: 'Dimension', field: 'dim', fieldTitle: 'dim', fmtField: text, plotFile: 'dims.svg', xScale: { type: 'log', base: 2, nice: false, padding: 16 } }, records, out),

@@ -12,12 +12,13 @@
 //
 // Options: --quick, --dataset NAME (default minilm384, or the shipped sample when ../shared is
 // absent), --n N (base prefix), --nq N (queries), --k K, --seconds S (timing window), --efs LIST,
-// --sweeps LIST (search,build,writes,dims,sizes,metrics,wasm; `search` includes concurrency and
+// --sweeps LIST (search,build,writes,dims,sizes,metrics,wasm,filtered; `search` includes concurrency and
 // open, and `open` or `concurrency` name it too), --engines LIST, --out DIR (the results folder,
 // default bench-results; this revision's file of each sweep run is replaced unless --append;
 // --replace keeps it and swaps out only the records of the engines run), --disk-dir DIR (where
 // on-disk engines write; default target/bench-tmp), --dry-run (prints the jobs and the files).
-// The dimension, size, metric and writes sweeps use their own datasets and sizes (see below).
+// The dimension, size, metric and writes sweeps use their own datasets and sizes (see below);
+// `filtered` its own n (20,000), queries (200) and window (0.5 s) unless --n, --nq, --seconds say.
 // `search` also writes the concurrency and open records, and its builds when `build` runs too.
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, writeFileSync, existsSync, readFileSync, statSync } from 'node:fs';
@@ -64,7 +65,7 @@ if (values.help) {
   process.exit(0);
 }
 
-const SWEEPS = ['search', 'build', 'writes', 'dims', 'sizes', 'metrics', 'wasm'];
+const SWEEPS = ['search', 'build', 'writes', 'dims', 'sizes', 'metrics', 'wasm', 'filtered'];
 // the records `search` writes besides its own: naming them runs `search`
 const ALIASES = { open: 'search', concurrency: 'search' };
 const quick = values.quick;
@@ -169,6 +170,33 @@ if (sweeps.includes('metrics')) {
 }
 if (sweeps.includes('wasm') && want('horosvec') && want('horosvec-wasm')) {
   for (const mode of ['exact', 'vamana-rabitq1']) job({ kind: 'wasm', engine: 'horosvec', mode, efs: quick ? [32] : [16, 32, 64, 128, 256] });
+}
+
+if (sweeps.includes('filtered')) {
+  // filtered search (bench/lib/filters.mjs): its own short settings, ≈ 4-5 min on 2 cores: n =
+  // 20,000 (or --n), 200 queries (orama, a JavaScript scan: 50), a 0.5 s window per point (or
+  // --seconds); every filter at each ef, horosvec's default ef (none passed) included
+  const n = values.n !== undefined ? P.n : quick ? 2000 : Math.min(20_000, rows);
+  const nq = values.nq !== undefined ? P.nq : quick ? 20 : 200;
+  const seconds = values.seconds !== undefined ? P.seconds : quick ? 0.1 : 0.5;
+  const given = values.efs ? P.efs : null;
+  const efs = {
+    main: [null, ...(given ?? (quick ? [32] : [16, 32, 128]))],
+    other: [null, ...(given ?? (quick ? [] : [128]))],
+    hnsw: given ?? (quick ? [32] : [16, 32, 64, 128]),
+  };
+  const FILTERED = [
+    ['horosvec', 'vamana-rabitq1', efs.main],
+    ['horosvec', 'segmented-vamana-rabitq1', efs.other],
+    ['horosvec-wasm', 'vamana-rabitq1', efs.other],
+    ['hnswlib', 'hnsw', efs.hnsw],
+    ['usearch', 'hnsw', efs.hnsw],
+    ['sqlite-vec', 'vec0-scan', [null]],
+    ['orama', 'brute-force', [null]],
+  ];
+  for (const [e, mode, list] of FILTERED.filter(([e]) => want(e))) {
+    job({ kind: 'filtered', engine: e, mode, n, nq: e === 'orama' && values.nq === undefined ? Math.min(nq, 50) : nq, seconds, warmup: quick ? 5 : 20, efs: list });
+  }
 }
 
 if (jobs.length === 0) usage(`nothing to run: no engine of --engines ${engines.join(',')} takes part in --sweeps ${sweeps.join(',')}`);

@@ -14,6 +14,10 @@
 //   build      build only (records `build`), e.g. with RAYON_NUM_THREADS=1.
 //   writes     single and batch inserts, updates and deletes per durability (records `writes`).
 //   wasm       the same horosvec index (native build, snapshot) searched by both backends.
+//   filtered   build with the rows' metadata, then per filter of bench/lib/filters.mjs and ef:
+//              recall@k against the filtered ground truth and hits returned (sequential, every
+//              query), warm-up, a timing window (records `filtered`). horosvec-wasm searches a
+//              snapshot of the native build, as `wasm` does.
 //   open-child (internal) one open + first query, timed, printed as JSON.
 import { execFileSync, execSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, readdirSync, writeFileSync, readFileSync } from 'node:fs';
@@ -24,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ENGINES, ensureDir } from './lib/engines.mjs';
 import { ROOT, loadDataset, groundTruth, recall, timeLoop, summarize, storageOf, common, rssMb } from './lib/protocol.mjs';
+import { hasMetadata, loadMetadata, filterSet, maskOf, filteredGroundTruth, filteredMeasures } from './lib/filters.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const { values } = parseArgs({ options: { job: { type: 'string' } } });
@@ -402,7 +407,130 @@ async function wasmVsNative() {
   }
 }
 
-const kinds = { search, build: buildOnly, writes, wasm: wasmVsNative, 'open-child': openChild };
+// ---- filtered search ---------------------------------------------------------------------------
+
+async function filtered() {
+  const le = await loadEngine(['filtered']);
+  if (le === null) return;
+  const { engine, info } = le;
+  const why = engine.unsupported(job.metric, job.mode) ?? engine.filters?.(job.mode) ?? (engine.filters ? null : 'no filtered search in the harness');
+  if (why) return skipped('filtered', engine, why);
+  if (!hasMetadata(job.dataset)) return skipped('filtered', engine, `dataset ${job.dataset} has no texts file to take the metadata from`);
+  const data = loadDataset(job.dataset, { n: job.n, nq: job.nq });
+  const views = Array.from({ length: data.nq }, (_, i) => data.queries.subarray(i * data.dim, (i + 1) * data.dim));
+  const metadata = loadMetadata(job.dataset, data.n);
+  const t0 = performance.now();
+  const filters = filterSet().map((f) => {
+    const { mask, count } = maskOf(metadata, f.where);
+    const gt = filteredGroundTruth(data, job.metric, job.k, mask, count);
+    return { ...f, mask, count, gt: gt.ids, test: (label) => mask[label] === 1 };
+  });
+  log(`filters and their ground truth: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const wasm = job.engine === 'horosvec-wasm';
+  const dir = mkdtempSync(join(ensureDir(job.diskDir), `${job.engine}-filtered-`));
+  try {
+    log(`building over ${data.n} × ${data.dim} with metadata …`);
+    let h;
+    let build;
+    if (wasm) {
+      // the native build's snapshot, loaded by the wasm backend (the same index, as in `wasm`)
+      const native = ENGINES.horosvec;
+      await native.load();
+      build = await native.build(data, job.metric, job.mode, job.params ?? {}, { dir, metadata });
+      const file = await build.save(dir);
+      await build.close();
+      h = await engine.open({ file });
+      h.mode = build.mode;
+    } else {
+      h = build = await engine.build(data, job.metric, job.mode, job.params ?? {}, { dir, metadata });
+    }
+    log(`built in ${build.build_s.toFixed(1)} s`);
+    const storage = job.mode.startsWith('segmented') || job.engine === 'sqlite-vec' ? storageOf(dir)
+      : { storage: 'memory', storage_detail: wasm ? 'in memory (a snapshot of the native build, loaded by the wasm backend)' : 'in memory' };
+    // does this revision filter at all? A search that ignores `filter` returns rows outside it
+    const probe = filters.filter((f) => f.where !== null && f.count > 0).sort((a, b) => a.count - b.count)[0];
+    try {
+      const ids = await h.searchFiltered(views[0], job.k, engine.efs(job.mode) ? job.efs.find((e) => e !== null) ?? null : null, probe);
+      const outside = ids.filter((id) => !probe.mask[id]).length;
+      if (outside > 0) {
+        await h.close();
+        return skipped('filtered', engine, `its search ignores the filter at this revision (${outside} of ${ids.length} hits outside ${JSON.stringify(probe.where)}): not measured`);
+      }
+    } catch (e) {
+      await h.close();
+      return skipped('filtered', engine, `its search refuses the filter at this revision: ${String(e.message ?? e).split('\n')[0]}`);
+    }
+    const efs = engine.efs(job.mode) ? job.efs : [null];
+    for (const f of filters) {
+      for (const ef of efs) {
+        let errors = 0;
+        let lastError = null;
+        const failed = (e) => {
+          errors++;
+          lastError = String(e?.message ?? e).split('\n')[0];
+          return [];
+        };
+        // a search that throws (e.g. fewer matches than k) counts as no hits, never as a crash
+        const one = (i) => {
+          try {
+            const r = h.searchFiltered(views[i], job.k, ef, f);
+            return r instanceof Promise ? r.catch(failed) : r;
+          } catch (e) {
+            return failed(e);
+          }
+        };
+        const res = [];
+        // the strategies the engine counts (horosvec: per segment search, in stats()), over the recall pass
+        const before = h.strategyCounts?.() ?? null;
+        for (let i = 0; i < data.nq; i++) res.push(await one(i));
+        const after = h.strategyCounts?.() ?? null;
+        const strategies = {};
+        if (before && after) {
+          for (const [key, x] of Object.entries(after)) if (isFinite(x) && x - (before[key] ?? 0) > 0) strategies[key] = x - (before[key] ?? 0);
+        }
+        const m = filteredMeasures(res, f.gt, job.k, f.mask, f.count);
+        const recallErrors = errors;
+        const t = await timeLoop(one, { nq: data.nq, seconds: job.seconds, warmup: job.warmup });
+        // the strategy most segment searches took (a fallback counts beside the walk it redid)
+        const top = Object.entries(strategies).filter(([key]) => key !== 'fallbacks').sort((a, b) => b[1] - a[1])[0];
+        log(`${f.name} (${f.count} rows) ef ${ef ?? 'default'}: recall ${m.recall_mean}, hits ${m.hits_mean} (min ${m.hits_min}), ${t.qps} QPS${errors ? `, ${errors} errors` : ''}`);
+        emit({
+          ...head('filtered', engine, { ...info, kernel: wasm ? info.kernel : build.kernel ?? info.kernel, mode: h.mode ?? build.mode, api: h.filterApi }),
+          ...storage,
+          ...dataFields(data, job.metric, job.k),
+          concurrency: 1,
+          concurrency_model: 'sequential',
+          threads: wasm ? 1 : build.threads,
+          params: { ...build.params, ...(engine.efs(job.mode) ? { ef } : {}) },
+          ef,
+          ef_default: engine.efs(job.mode) && ef === null,
+          filter: f.name,
+          filter_kind: f.kind,
+          filter_json: f.where === null ? null : JSON.stringify(f.where),
+          matches: f.count,
+          selectivity: Number((f.count / data.n).toFixed(6)),
+          selectivity_target: f.target,
+          strategy: top ? top[0] : null,
+          strategies: Object.keys(strategies).length ? strategies : null,
+          strategy_queries: Object.keys(strategies).length ? data.nq : null,
+          ...m,
+          errors: recallErrors,
+          error_sample: lastError,
+          ...t,
+          build_s: r4(build.build_s),
+          bytes_per_vector: build.bytesPerVector === null ? null : Number(build.bytesPerVector.toFixed(1)),
+          rss_mb: rssMb(),
+          ...common(),
+        });
+      }
+    }
+    await h.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const kinds = { search, build: buildOnly, writes, wasm: wasmVsNative, filtered, 'open-child': openChild };
 try {
   if (!kinds[job.kind]) throw new Error(`unknown job kind ${job.kind}`);
   await kinds[job.kind]();

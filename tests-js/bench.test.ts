@@ -12,11 +12,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SWEEPS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics', 'wasm'];
+const SWEEPS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics', 'wasm', 'filtered'];
 const ENGINES = ['horosvec', 'hnswlib', 'usearch', 'sqlite-vec', 'orama'];
 const COMMON = ['sweep', 'status', 'engine', 'engine_version', 'backend', 'mode', 'dataset', 'git_rev', 'date', 'machine', 'node', 'command'];
 const MEASURED = ['api', 'kernel', 'rss_mb', 'storage', 'storage_detail', 'n', 'dim', 'metric', 'k', 'concurrency', 'concurrency_model', 'threads', 'params'];
 const SEARCH = ['build_s', 'insert_qps', 'recall_mean', 'recall_min', 'qps', 'p50_ms', 'p99_ms', 'bytes_per_vector', 'rss_mb'];
+const FILTERED = ['filter', 'filter_kind', 'filter_json', 'matches', 'selectivity', 'selectivity_target', 'strategy', 'strategies', 'ef', 'ef_default', 'recall_mean', 'recall_min', 'hits_mean', 'hits_min', 'hits_expected', 'short_queries', 'wrong_hits', 'errors', 'qps', 'p50_ms', 'p99_ms', 'build_s'];
 
 type Rec = Record<string, unknown> & { sweep: string; status: string; engine: string };
 
@@ -85,6 +86,30 @@ describe('npm run bench -- --quick', () => {
     // the exact engines are the recall control
     for (const r of records.filter((x) => x.status === 'ok' && x.sweep === 'search' && ['exact', 'vec0-scan', 'brute-force'].includes(x.mode as string))) {
       expect(r.recall_mean as number, `${r.engine} ${r.mode}`).toBeGreaterThanOrEqual(0.99);
+    }
+  });
+
+  it('measures every filter of the filtered sweep on each engine with a filter, or says why not', () => {
+    const rs = records.filter((r) => r.sweep === 'filtered');
+    for (const e of ENGINES) expect(rs.some((r) => r.engine === e), e).toBe(true);
+    const ok = rs.filter((r) => r.status === 'ok');
+    // the competitors with a filter always measure; horosvec measures once its search filters
+    for (const e of ['hnswlib', 'sqlite-vec', 'orama']) expect(ok.some((r) => r.engine === e), e).toBe(true);
+    expect(rs.find((r) => r.engine === 'usearch')?.status).toBe('skipped');
+    const filters = new Set(ok.map((r) => r.filter));
+    for (const f of ['none', 'match-all', 'source=jargon', 'rank 0.1 %', 'rank 50 %']) expect(filters, f).toContain(f);
+    for (const r of ok) {
+      for (const f of FILTERED) expect(r, `${r.engine} ${r.mode} ${r.filter}: ${f}`).toHaveProperty(f);
+      expect(r.selectivity as number).toBeGreaterThan(0);
+      expect(r.selectivity as number).toBeLessThanOrEqual(1);
+      expect(r.hits_min as number).toBeLessThanOrEqual(r.hits_mean as number);
+      expect(r.hits_expected).toBe(Math.min(r.k as number, r.matches as number));
+    }
+    // the exact engines are the control: every query gets exactly min(k, matches) true hits
+    for (const r of ok.filter((x) => ['vec0-scan', 'brute-force'].includes(x.mode as string))) {
+      expect(r.recall_mean, `${r.engine} ${r.filter}`).toBe(1);
+      expect(r.short_queries, `${r.engine} ${r.filter}`).toBe(0);
+      expect(r.wrong_hits, `${r.engine} ${r.filter}`).toBe(0);
     }
   });
 

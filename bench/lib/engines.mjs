@@ -12,6 +12,14 @@
 //     save(dir)          → a file a worker thread opens with open({ file, metric, mode, dim, params, ef })
 //     close()
 //   efs                  whether `ef` means anything (exact engines: no)
+//   filters(mode)        null when the engine searches with a metadata filter, else why not; then
+//                        build(…, { …ctx, metadata }) stores `metadata[i]` (`{ source, rank }`) with row i
+//                        and the handle has searchFiltered(q, k, ef, f) → ids, `f` one filter of
+//                        bench/lib/filters.mjs (`where` in horosvec's filter language, null for none;
+//                        `test(row)` the harness's own membership test, for callback engines),
+//                        `filterApi` (what the filter goes through) and optionally
+//                        strategyCounts() (cumulative counts of the filter strategies the engine
+//                        took, `{ name: count }`, or null)
 //
 // Vectors come in as `n × dim` row-major Float32Array; ids are the row numbers. `ctx.dir` is a
 // scratch folder (the matrix always gives one). What bench/ef-sweep.mjs (one engine, one dataset)
@@ -62,6 +70,7 @@ function horosvec(backend) {
       return { version: hv.version, kernel: hv.kernel, backend: hv.backend };
     },
     unsupported: () => null,
+    filters: () => null,
     openMethod: 'Collection.fromBytes: reads and decodes the whole snapshot',
     api: backend === 'native' ? 'searchSync; clients: search (Promise)' : 'searchSync',
     efs: (mode) => mode !== 'exact',
@@ -77,7 +86,7 @@ function horosvec(backend) {
         col = await hv.Collection.open(ctx.dir, { dim: data.dim, metric, maxMutableRecords: 10_000_000, durability: 'normal' });
         for (let at = 0; at < data.n; at += 50_000) {
           const m = Math.min(50_000, data.n - at);
-          await col.add(ids(m, at), data.base.subarray(at * data.dim, (at + m) * data.dim));
+          await col.add(ids(m, at), data.base.subarray(at * data.dim, (at + m) * data.dim), ctx.metadata?.slice(at, at + m));
         }
         await col.seal();
       } else {
@@ -85,7 +94,8 @@ function horosvec(backend) {
         const chunk = ctx.chunk ?? data.n;
         for (let at = 0; at < data.n; at += chunk) {
           const m = Math.min(chunk, data.n - at);
-          await col.add(ids(m, at), chunk >= data.n ? data.base : data.base.subarray(at * data.dim, (at + m) * data.dim)).catch((e) => {
+          const meta = ctx.metadata === undefined ? undefined : chunk >= data.n ? ctx.metadata : ctx.metadata.slice(at, at + m);
+          await col.add(ids(m, at), chunk >= data.n ? data.base : data.base.subarray(at * data.dim, (at + m) * data.dim), meta).catch((e) => {
             throw at === 0 ? e : rowError(e, at);
           });
           ctx.onProgress?.('add', at + m, data.n);
@@ -118,6 +128,7 @@ function horosvec(backend) {
         searchAsync: native ? (q, k, ef) => col.search(q, exact ? { k, exact: true } : { k, ef }).then((h) => h.map((x) => x.id)) : undefined,
         searchHits: (q, k, ef) => col.searchSync(q, exact ? { k, exact: true, includeMetadata: false } : { k, ef, includeMetadata: false }),
         searchBatch: (qs, k, ef) => col.searchBatch(qs, exact ? { k, exact: true, includeMetadata: false } : { k, ef, includeMetadata: false }),
+        ...filteredHandle(col, exact),
         add_s: t1 === null ? null : (t1 - t0) / 1000,
         index_s: t1 === null || exact ? null : (t2 - t1) / 1000,
         stats: s,
@@ -132,7 +143,27 @@ function horosvec(backend) {
     async open({ file }) {
       const col = await hv.Collection.fromBytes(new Uint8Array(readFileSync(file)));
       const exact = col.stats().mode === 'exact';
-      return { async: false, search: (q, k, ef) => col.searchSync(q, exact ? { k, exact: true } : { k, ef }).map((x) => x.id), close: () => col.close() };
+      return { async: false, search: (q, k, ef) => col.searchSync(q, exact ? { k, exact: true } : { k, ef }).map((x) => x.id), ...filteredHandle(col, exact), close: () => col.close() };
+    },
+  };
+}
+
+/**
+ * horosvec's filtered search (searchSync with `filter`; `ef` null: the default, left out; no
+ * metadata parsed into the hits, as the competitors return ids only) and the strategy its
+ * stats() reports for the last search, when it reports one.
+ */
+function filteredHandle(col, exact) {
+  const opts = (k, ef, f) => ({ k, includeMetadata: false, ...(exact ? { exact: true } : ef === null || ef === undefined ? {} : { ef }), ...(f.where === null ? {} : { filter: f.where }) });
+  return {
+    filterApi: 'searchSync(q, { k, ef, filter, includeMetadata: false })',
+    searchFiltered: (q, k, ef, f) => col.searchSync(q, opts(k, ef, f)).map((x) => x.id),
+    // how many segment searches took each filter strategy since the collection was made or
+    // opened, when stats() reports it (the worker takes the change over a recall pass)
+    strategyCounts() {
+      const s = col.stats();
+      const c = s.filtered ?? s.filterCounts ?? s.filterStrategies ?? s.filterSearches ?? null;
+      return c !== null && typeof c === 'object' ? { ...c } : null;
     },
   };
 }
@@ -151,6 +182,7 @@ const hnswlib = {
     return { version: pkgVersion('hnswlib-node'), kernel: 'hnswlib-simd (node-gyp default flags: SSE)' };
   },
   unsupported: (metric) => (HNSW_SPACE[metric] ? null : `hnswlib has no ${metric} space`),
+  filters: () => null,
   openMethod: 'readIndexSync: reads the whole index file',
   api: 'searchKnn (sync)',
   efs: () => true,
@@ -216,6 +248,17 @@ function hnswHandle(index, extra, metric) {
     ...extra,
     async: false,
     search: (q, k, ef) => knn(q, k, ef).neighbors,
+    // hnswlib keeps no metadata: the caller's predicate on the label, called by the walk for each
+    // candidate (here the harness's membership test over a precomputed mask, the cheapest a
+    // caller can give it); without a filter, the plain search
+    filterApi: 'searchKnn(query, k, filterFn): a JS callback per candidate label (a precomputed Uint8Array membership test)',
+    searchFiltered(q, k, ef, f) {
+      if (f.where === null) return knn(q, k, ef).neighbors;
+      if (ef !== curEf) index.setEf((curEf = ef));
+      let a = asArray.get(q);
+      if (a === undefined) asArray.set(q, (a = Array.from(q)));
+      return index.searchKnn(a, k, f.test).neighbors;
+    },
     searchHits(q, k, ef) {
       const r = knn(q, k, ef);
       return r.neighbors.map((id, j) => ({ id, distance: r.distances[j] + shift }));
@@ -251,6 +294,7 @@ const usearch = {
     return { version: pkgVersion('usearch'), kernel: 'usearch prebuilt (SimSIMD/NumKong dispatch)' };
   },
   unsupported: (metric) => (USEARCH_METRIC[metric] ? null : `usearch's JS binding has no ${metric} metric`),
+  filters: () => 'usearch\'s JS binding has no filtered search (the C++ predicate is not exposed: unum-cloud/USearch#348)',
   openMethod: 'Index.load: reads the whole index file',
   api: 'Index.search (sync, 1 thread)',
   efs: () => true,
@@ -317,25 +361,34 @@ const sqliteVec = {
     return { version: `sqlite-vec ${pkgVersion('sqlite-vec')} (${v.v}), better-sqlite3 ${pkgVersion('better-sqlite3')}, SQLite ${v.s}`, kernel: 'sqlite-vec scalar/auto-vectorised C' };
   },
   unsupported: (metric) => (VEC0_METRIC[metric] ? null : `vec0 has no ${metric} distance (l2, cosine, l1)`),
+  filters: () => null,
   openMethod: 'opens the SQLite database (rows read by the first scan)',
   api: 'prepared statement (sync)',
   efs: () => false,
-  /** A database at `file` with table v (rowid, embedding); `sync` the PRAGMA synchronous level. */
-  openDb(file, dim, metric, sync = 'NORMAL') {
+  /**
+   * A database at `file` with table v (rowid, embedding, and with `meta` the metadata columns
+   * source text, rank integer); `sync` the PRAGMA synchronous level.
+   */
+  openDb(file, dim, metric, sync = 'NORMAL', meta = false) {
     const db = new this.lib.Database(file);
     this.lib.vec.load(db);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${sync}`);
-    db.exec(`create virtual table if not exists v using vec0(embedding float[${dim}] distance_metric=${VEC0_METRIC[metric]})`);
+    db.exec(`create virtual table if not exists v using vec0(embedding float[${dim}] distance_metric=${VEC0_METRIC[metric]}${meta ? ', source text, rank integer' : ''})`);
     return db;
   },
   async build(data, metric, _mode, _params, ctx) {
     const file = join(ctx.dir, 'sqlite-vec.db');
     const t0 = performance.now();
-    const db = this.openDb(file, data.dim, metric);
-    const ins = db.prepare('insert into v(rowid, embedding) values (?, ?)');
+    const meta = ctx.metadata;
+    const db = this.openDb(file, data.dim, metric, 'NORMAL', meta !== undefined);
+    const ins = db.prepare(meta ? 'insert into v(rowid, embedding, source, rank) values (?, ?, ?, ?)' : 'insert into v(rowid, embedding) values (?, ?)');
     const tx = db.transaction((a, b) => {
-      for (let i = a; i < b; i++) ins.run(BigInt(i), data.base.subarray(i * data.dim, (i + 1) * data.dim));
+      for (let i = a; i < b; i++) {
+        const v = data.base.subarray(i * data.dim, (i + 1) * data.dim);
+        if (meta) ins.run(BigInt(i), v, meta[i].source, BigInt(meta[i].rank));
+        else ins.run(BigInt(i), v);
+      }
     });
     for (let at = 0; at < data.n; at += 10_000) tx(at, Math.min(data.n, at + 10_000));
     db.pragma('wal_checkpoint(TRUNCATE)');
@@ -344,7 +397,29 @@ const sqliteVec = {
   },
   handle(db) {
     const q = db.prepare('select rowid from v where embedding match ? and k = ? order by distance');
-    return { async: false, search: (v, k) => q.all(v, k).map((r) => Number(r.rowid)), close: () => db.close() };
+    // one prepared statement per filter: the filter's fields as constraints on the metadata
+    // columns, which vec0 applies during its KNN scan
+    const byFilter = new Map();
+    const statement = (where) => {
+      let st = byFilter.get(where);
+      if (st === undefined) {
+        const { sql, args } = vec0Where(where);
+        st = { q: db.prepare(`select rowid from v where embedding match ? and k = ?${sql} order by distance`), args };
+        byFilter.set(where, st);
+      }
+      return st;
+    };
+    return {
+      async: false,
+      search: (v, k) => q.all(v, k).map((r) => Number(r.rowid)),
+      filterApi: 'vec0 KNN (match, k = ?) with the filter as constraints on metadata columns (prepared statement)',
+      searchFiltered(v, k, _ef, f) {
+        if (f.where === null) return q.all(v, k).map((r) => Number(r.rowid));
+        const st = statement(f.where);
+        return st.q.all(v, k, ...st.args).map((r) => Number(r.rowid));
+      },
+      close: () => db.close(),
+    };
   },
   async open({ file }) {
     const db = new this.lib.Database(file, { readonly: true });
@@ -352,6 +427,51 @@ const sqliteVec = {
     return this.handle(db);
   },
 };
+
+const SQL_OPS = { $gte: '>=', $gt: '>', $lt: '<', $lte: '<=' };
+
+/** A filter of the sweep (implicit $eq, numeric comparisons) as ` and …` SQL with its arguments (integers as BigInt). */
+function vec0Where(where) {
+  const parts = [];
+  const args = [];
+  const arg = (x) => (Number.isInteger(x) ? BigInt(x) : x);
+  for (const [field, cond] of Object.entries(where)) {
+    if (!/^[a-z_]+$/.test(field)) throw new Error(`no vec0 column for filter field ${field}`);
+    if (cond === null || typeof cond !== 'object') {
+      parts.push(`${field} = ?`);
+      args.push(arg(cond));
+      continue;
+    }
+    for (const [op, x] of Object.entries(cond)) {
+      if (!SQL_OPS[op]) throw new Error(`no SQL for filter operator ${op}`);
+      parts.push(`${field} ${SQL_OPS[op]} ?`);
+      args.push(arg(x));
+    }
+  }
+  return { sql: parts.map((p) => ` and ${p}`).join(''), args };
+}
+
+/**
+ * A filter of the sweep as an orama `where` (one operation per property: an integer range
+ * [a, b) is `between: [a, b − 1]`, inclusive; implicit $eq on an enum is `eq`).
+ */
+function oramaWhere(where) {
+  const out = {};
+  for (const [field, cond] of Object.entries(where)) {
+    if (cond === null || typeof cond !== 'object') {
+      out[field] = { eq: cond };
+      continue;
+    }
+    const { $gte, $lt, ...rest } = cond;
+    if (Object.keys(rest).length) throw new Error(`no orama filter for ${Object.keys(rest).join(', ')}`);
+    if ($gte !== undefined && $lt !== undefined) {
+      if (!Number.isInteger($gte) || !Number.isInteger($lt)) throw new Error('orama ranges here are integer ranges');
+      out[field] = { between: [$gte, $lt - 1] };
+    } else if ($gte !== undefined) out[field] = { gte: $gte };
+    else out[field] = { lt: $lt };
+  }
+  return out;
+}
 
 // ---- @orama/orama: a pure-JS brute-force vector search ---------------------------------------------
 
@@ -365,19 +485,29 @@ const orama = {
     return { version: pkgVersion('@orama/orama'), kernel: 'JavaScript (V8)' };
   },
   unsupported: (metric) => (metric === 'cosine' ? null : `orama's vector search is cosine similarity only`),
+  filters: () => null,
   api: 'search (Promise, runs on the calling thread)',
   efs: () => false,
-  async build(data) {
+  async build(data, _metric, _mode, _params, ctx = {}) {
     const { create, insertMultiple, search } = this.lib;
+    const meta = ctx.metadata;
     const t0 = performance.now();
-    const db = create({ schema: { row: 'number', e: `vector[${data.dim}]` } });
+    const db = create({ schema: { row: 'number', e: `vector[${data.dim}]`, ...(meta ? { source: 'enum', rank: 'number' } : {}) } });
     for (let at = 0; at < data.n; at += 5_000) {
       const docs = [];
-      for (let i = at; i < Math.min(data.n, at + 5_000); i++) docs.push({ id: String(i), row: i, e: Array.from(data.base.subarray(i * data.dim, (i + 1) * data.dim)) });
+      for (let i = at; i < Math.min(data.n, at + 5_000); i++) docs.push({ id: String(i), row: i, e: Array.from(data.base.subarray(i * data.dim, (i + 1) * data.dim)), ...(meta ? meta[i] : {}) });
       await insertMultiple(db, docs, 5_000);
     }
     const build_s = (performance.now() - t0) / 1000;
+    const wheres = new Map();
+    const whereOf = (w) => {
+      let x = wheres.get(w);
+      if (x === undefined) wheres.set(w, (x = oramaWhere(w)));
+      return x;
+    };
     return {
+      filterApi: 'search({ mode: vector, where }): the where clause pre-filters the documents scanned',
+      searchFiltered: async (q, k, _ef, f) => (await search(db, { mode: 'vector', vector: { value: Array.from(q), property: 'e' }, similarity: -1, limit: k, includeVectors: false, ...(f.where === null ? {} : { where: whereOf(f.where) }) })).hits.map((h) => Number(h.id)),
       build_s,
       params: {},
       threads: 1,
