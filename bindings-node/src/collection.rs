@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use horosvec_core::durable::{DurableCollection, Reply, WriteRequest};
 use horosvec_core::store::{Durability, SqliteStore};
+use horosvec_core::filter::Filter;
 use horosvec_core::{args, Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
 use napi::bindgen_prelude::{
     AsyncTask, Buffer, Float32Array, ToNapiValue, TypeName, Uint32Array, Uint8Array,
@@ -18,8 +19,8 @@ use napi::{Env, Status, Task};
 use napi_derive::napi;
 
 use crate::convert::{
-    exported_out, hits_out, id_in, ids_in, report_out, JsId, JsIds, RawExportedGraph, RawHits,
-    RawImportReport, RawRecord, RawSegmentOptions, RawSettled, RawStats,
+    exported_out, hits_out, id_in, ids_in, page_out, report_out, JsId, JsIds, RawExportedGraph,
+    RawHits, RawImportReport, RawListPage, RawRecord, RawSegmentOptions, RawSettled, RawStats,
 };
 use crate::error::{guard, to_napi};
 
@@ -129,6 +130,10 @@ pub struct RawSearchOptions {
     /// `true`: exact flat scan even with an index; `false`: the index whenever one exists;
     /// unset: the index from 2,000 live records on (see `horosvec_core::SearchOptions::exact`).
     pub exact: Option<bool>,
+    /// The filter over metadata, as JSON text (`horosvec_core::filter::Filter::parse`).
+    pub filter: Option<String>,
+    /// Allow-list of record ids, as JSON array text (numbers: numeric ids; strings: string ids).
+    pub ids: Option<String>,
 }
 
 /// A durable write request from the raw arguments (copied here, on the JS thread).
@@ -137,7 +142,14 @@ fn build_request(
     ids: JsIds,
     vectors: Option<Float32Array>,
     metadata: Option<Vec<Option<String>>>,
+    filter: Option<String>,
 ) -> horosvec_core::Result<WriteRequest> {
+    if kind == "deleteWhere" {
+        let text = filter.ok_or_else(|| Error::invalid_argument("deleteWhere needs a filter"))?;
+        return Ok(WriteRequest::DeleteWhere {
+            filter: Filter::parse(&text)?,
+        });
+    }
     let ids = ids_in(ids)?;
     match kind {
         "delete" => Ok(WriteRequest::Delete { ids }),
@@ -157,7 +169,14 @@ fn search_opts(o: &RawSearchOptions) -> horosvec_core::Result<SearchOptions> {
         ef: o.ef,
         rerank: o.rerank,
         exact: o.exact,
+        filter: o.filter.clone(),
+        ids: o.ids.clone(),
     })
+}
+
+/// The filter of `count` / `list` (absent: every record).
+fn filter_in(filter: Option<&str>) -> horosvec_core::Result<Option<Filter>> {
+    filter.map(Filter::parse).transpose()
 }
 
 impl RawIndexParams {
@@ -423,10 +442,11 @@ impl CoreCollection {
         Ok(())
     }
 
-    /// A durable write answered through the settler: `kind` "add" | "upsert" | "delete". Returns
-    /// the write's ticket at once (inputs copied, request queued in call order); its answer comes
-    /// with the settler call of its group. Throws when the write cannot be queued (bad input,
-    /// closed, read-only).
+    /// A durable write answered through the settler: `kind` "add" | "upsert" | "delete" |
+    /// "deleteWhere" (then `ids` is empty and `filter` the filter's JSON text; the answer is the
+    /// number deleted). Returns the write's ticket at once (inputs copied, request queued in call
+    /// order); its answer comes with the settler call of its group. Throws when the write cannot
+    /// be queued (bad input, closed, read-only).
     #[napi(catch_unwind)]
     pub fn submit_ticket(
         &self,
@@ -434,6 +454,7 @@ impl CoreCollection {
         ids: JsIds,
         vectors: Option<Float32Array>,
         metadata: Option<Vec<Option<String>>>,
+        filter: Option<String>,
     ) -> napi::Result<u32> {
         let Some(d) = self.durable.clone() else {
             return Err(to_napi(Error::invalid_argument(
@@ -446,7 +467,7 @@ impl CoreCollection {
         if d.read_only() {
             return Err(to_napi(Error::ReadOnly));
         }
-        let req = build_request(&kind, ids, vectors, metadata).map_err(to_napi)?;
+        let req = build_request(&kind, ids, vectors, metadata, filter).map_err(to_napi)?;
         let ticket = self.next_ticket.fetch_add(1, Ordering::Relaxed);
         let (buf, s, size) = (self.settled.clone(), self.inner.clone(), self.size.clone());
         let caller = std::thread::current().id();
@@ -579,6 +600,58 @@ impl CoreCollection {
                 size.store(c.len(), Ordering::Release);
                 Ok(n)
             })
+        })
+    }
+
+    /// Deletes every record the filter (JSON text) matches, atomically, on a worker thread;
+    /// resolves to the number deleted. In-memory collections only (durable ones use
+    /// `submitTicket("deleteWhere", …)`).
+    #[napi(catch_unwind, ts_return_type = "Promise<number>")]
+    pub fn delete_where_async(&self, filter: String) -> AsyncTask<Job<u32>> {
+        if self.durable.is_some() {
+            return Job::new(|| Err(Error::Internal("durable collection: use submit".into())));
+        }
+        let s = self.inner.clone();
+        let size = self.size.clone();
+        Job::new(move || {
+            let f = Filter::parse(&filter)?;
+            write(&s, |c| {
+                let n = c.delete_where(&f)? as u32;
+                size.store(c.len(), Ordering::Release);
+                Ok(n)
+            })
+        })
+    }
+
+    /// The number of live records the filter (JSON text; absent: every record) matches, on the
+    /// calling thread.
+    #[napi(catch_unwind)]
+    pub fn count(&self, filter: Option<String>) -> napi::Result<f64> {
+        guard(|| {
+            let f = filter_in(filter.as_deref())?;
+            read(&self.inner, |c| c.count(f.as_ref())).map(|n| n as f64)
+        })
+    }
+
+    /// One page of the live records the filter matches, in insertion order, on the calling
+    /// thread: `limit` records at most (default 100, at most 10,000), after `cursor` (the one the
+    /// previous page returned); `vectors` (`n × dim` row-major) only with `includeVectors`.
+    #[napi(catch_unwind)]
+    pub fn list(
+        &self,
+        filter: Option<String>,
+        limit: Option<f64>,
+        cursor: Option<String>,
+        include_vectors: bool,
+    ) -> napi::Result<RawListPage> {
+        guard(|| {
+            let q = args::list_query(
+                filter.as_deref(),
+                limit,
+                cursor.as_deref(),
+                Some(include_vectors),
+            )?;
+            read(&self.inner, |c| c.list(&q)).map(|p| page_out(p, include_vectors))
         })
     }
 
