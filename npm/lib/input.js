@@ -275,7 +275,7 @@ const isPlain = (v) => {
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
 };
-const keyPath = (path, key) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
+const keyPath = (path, key) => `${path}.${key}`; // the core names parts the same way
 
 /**
  * A filter → its JSON text. The filter language (operators, operand types, bounds) is the core's;
