@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use horosvec_core::durable::{DurableCollection, Reply, WriteRequest};
-use horosvec_core::store::{Durability, SqliteStore};
 use horosvec_core::filter::Filter;
+use horosvec_core::store::{Durability, SqliteStore};
 use horosvec_core::{args, Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
 use napi::bindgen_prelude::{
     AsyncTask, Buffer, Float32Array, ToNapiValue, TypeName, Uint32Array, Uint8Array,
@@ -629,7 +629,7 @@ impl CoreCollection {
     pub fn count(&self, filter: Option<String>) -> napi::Result<f64> {
         guard(|| {
             let f = filter_in(filter.as_deref())?;
-            read(&self.inner, |c| c.count(f.as_ref())).map(|n| n as f64)
+            read(&self.inner, |c| Ok(c.count(f.as_ref()) as f64))
         })
     }
 

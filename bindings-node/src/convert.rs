@@ -106,7 +106,7 @@ pub fn page_out(p: horosvec_core::collection::ListPage, with_vectors: bool) -> R
         ids,
         metadata,
         vectors: vectors.map(Float32Array::new),
-        cursor: p.cursor,
+        cursor: p.cursor.map(|c| c.to_string()),
     }
 }
 

@@ -180,7 +180,7 @@ impl CoreCollection {
     /// The number of live records the filter (JSON text; absent: every record) matches.
     pub fn count(&self, filter: Option<String>) -> Result<f64, JsValue> {
         let f = filter_in(filter)?;
-        Ok(self.col()?.count(f.as_ref()).map_err(err)? as f64)
+        Ok(self.col()?.count(f.as_ref()) as f64)
     }
 
     /// One page of the live records the filter matches, in insertion order (the Node binding's

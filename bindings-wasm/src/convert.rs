@@ -105,14 +105,15 @@ pub fn hits_out(hits: &[SearchHit]) -> JsValue {
 /// A page of `list` → `{ ids, metadata, vectors: Float32Array | null, cursor: string | null }`
 /// (column-wise; `vectors` is `n × dim` row-major, set when asked for). The vectors are copied
 /// into one JS array without an intermediate `Vec`.
-pub fn page_out(
-    p: &horosvec_core::collection::ListPage,
-    with_vectors: bool,
-) -> JsValue {
+pub fn page_out(p: &horosvec_core::collection::ListPage, with_vectors: bool) -> JsValue {
     let n = p.records.len() as u32;
     let ids = Array::new_with_length(n);
     let meta = Array::new_with_length(n);
-    let dim = p.records.first().and_then(|r| r.vector.as_ref()).map_or(0, Vec::len);
+    let dim = p
+        .records
+        .first()
+        .and_then(|r| r.vector.as_ref())
+        .map_or(0, Vec::len);
     let vectors = with_vectors.then(|| Float32Array::new_with_length(n * dim as u32));
     for (i, r) in p.records.iter().enumerate() {
         ids.set(i as u32, id_out(&r.id));
@@ -125,12 +126,9 @@ pub fn page_out(
     let o = Object::new();
     set(&o, "ids", &ids);
     set(&o, "metadata", &meta);
-    set(
-        &o,
-        "vectors",
-        &vectors.map_or(JsValue::NULL, JsValue::from),
-    );
-    set(&o, "cursor", &opt_str(p.cursor.as_deref()));
+    set(&o, "vectors", &vectors.map_or(JsValue::NULL, JsValue::from));
+    let cursor = p.cursor.map(|c| c.to_string());
+    set(&o, "cursor", &opt_str(cursor.as_deref()));
     o.into()
 }
 

@@ -25,6 +25,7 @@ pub mod distance;
 #[cfg(feature = "durable")]
 pub mod durable;
 pub mod error;
+pub mod filter;
 pub mod flat;
 pub mod graph;
 pub(crate) mod mem;
@@ -40,11 +41,12 @@ pub(crate) mod vector;
 
 pub use ann::{default_bits, AnnIndex, IndexParams, AUTO_BITS, RERANK_EPSILON0};
 pub use collection::{
-    Collection, PreparedWrite, SearchHit, SearchOptions, Stats, WriteKind, DEFAULT_EF,
-    FLAT_THRESHOLD, MAX_DIM,
+    Collection, FilterCounts, ListPage, ListQuery, ListedRecord, PreparedWrite, SearchHit,
+    SearchOptions, Stats, WriteKind, DEFAULT_EF, FLAT_THRESHOLD, MAX_DIM, MAX_LIST_LIMIT,
 };
 pub use distance::{kernels, Kernels};
 pub use error::{Error, ErrorCode, Result};
+pub use filter::Filter;
 pub use types::{Metric, VectorId, MAX_SAFE_INTEGER};
 pub use vector::MIN_COSINE_NORM;
 

@@ -30,7 +30,7 @@ mod params;
 mod search;
 
 pub use params::{code_params, default_bits, IndexParams, AUTO_BITS};
-pub use search::{AnnSearch, RERANK_EPSILON0};
+pub use search::{AnnSearch, Restrict, RERANK_EPSILON0};
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;

@@ -6,9 +6,23 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{AnnIndex, Scratch};
 use crate::error::Result;
+use crate::filter::rowset::RowSet;
 use crate::flat::{FlatView, TopK};
 use crate::graph::{self, QueryDistance, SearchScratch};
 use crate::quant::{PreparedQuery, RabitqIndex};
+
+/// Which nodes a walk may return (besides the view's tombstones, which it never returns).
+#[derive(Clone, Copy, Debug)]
+pub enum Restrict<'a> {
+    /// Every live node.
+    None,
+    /// Only the nodes of the set, which excludes tombstones: the walk routes through every node
+    /// and keeps the matching ones (high selectivity).
+    Walk(&'a RowSet),
+    /// Only the nodes of the set, found by the two-hop walk (`graph::search_two_hop`) from the
+    /// entry and the given matching seeds (middle selectivity).
+    TwoHop(&'a RowSet, &'a [u32]),
+}
 
 /// Per-search options of the index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,6 +90,22 @@ impl AnnIndex {
         k: usize,
         opts: AnnSearch,
     ) -> Result<Vec<crate::flat::Hit>> {
+        self.search_restricted(view, q, prepared, k, opts, Restrict::None)
+    }
+
+    /// [`AnnIndex::search`] returning only the nodes `restrict` admits.
+    ///
+    /// # Errors
+    /// As [`AnnIndex::search`].
+    pub fn search_restricted(
+        &self,
+        view: &FlatView<'_>,
+        q: &[f32],
+        prepared: &[f32],
+        k: usize,
+        opts: AnnSearch,
+        restrict: Restrict<'_>,
+    ) -> Result<Vec<crate::flat::Hit>> {
         let mut scratch = self
             .pool
             .lock()
@@ -94,12 +124,14 @@ impl AnnIndex {
         // Tombstones come from the view: the collection's own flags for its rows, or a sealed
         // segment's flags kept by the collection (the segment's file never changes).
         let deleted = view.deleted;
-        let filter = |n: u32| !deleted.get(n as usize).copied().unwrap_or(false);
         let rerank = opts.rerank.max(k).min(ef);
         let mut top = TopK::new(k);
-        let Scratch { walk, query } = &mut scratch;
+        let Scratch {
+            walk: walk_scratch,
+            query,
+        } = &mut scratch;
         let cold = self.is_cold();
-        walk.set_cold(cold);
+        walk_scratch.set_cold(cold);
         let _foreground = self.cold_gauge.filter(|_| cold).map(ColdSearch::begin);
         let result = match &self.codes {
             Some(codes) => {
@@ -109,7 +141,8 @@ impl AnnIndex {
                         pq.set_epsilon0(RERANK_EPSILON0);
                         let pq: &PreparedQuery = pq;
                         let mut qd = CodeQuery { codes, pq };
-                        let cands = graph::search(&self.graph, &mut qd, ef, walk, filter);
+                        let cands =
+                            run_walk(&self.graph, &mut qd, ef, walk_scratch, restrict, deleted);
                         let cands = &cands[..cands.len().min(rerank)];
                         rerank_into(view, prepared, cands, &mut top, |node| {
                             let (est, bound) = codes.estimate_with_bound(pq, node);
@@ -122,7 +155,7 @@ impl AnnIndex {
             }
             None => {
                 let mut qd = ExactQuery { view, q: prepared };
-                let cands = graph::search(&self.graph, &mut qd, ef, walk, filter);
+                let cands = run_walk(&self.graph, &mut qd, ef, walk_scratch, restrict, deleted);
                 let cands = &cands[..cands.len().min(rerank)];
                 rerank_into(view, prepared, cands, &mut top, |_| f32::NEG_INFINITY);
                 Ok(())
@@ -132,6 +165,27 @@ impl AnnIndex {
             p.push(scratch);
         }
         result.map(|()| top.into_sorted())
+    }
+}
+
+/// The walk `restrict` asks for; the candidates, best estimate first.
+fn run_walk<Q: QueryDistance>(
+    graph: &graph::Graph,
+    qd: &mut Q,
+    ef: usize,
+    scratch: &mut SearchScratch,
+    restrict: Restrict<'_>,
+    deleted: &[bool],
+) -> Vec<(f32, u32)> {
+    match restrict {
+        Restrict::None => graph::search(graph, qd, ef, scratch, |n| {
+            !deleted.get(n as usize).copied().unwrap_or(false)
+        })
+        .to_vec(),
+        Restrict::Walk(set) => graph::search(graph, qd, ef, scratch, |n| set.contains(n)).to_vec(),
+        Restrict::TwoHop(set, seeds) => {
+            graph::search_two_hop(graph, qd, ef, scratch, |n| set.contains(n), seeds).to_vec()
+        }
     }
 }
 

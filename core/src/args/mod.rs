@@ -24,8 +24,11 @@
 //! | segment limits | [`count`] | 0..=the caller's maximum |
 
 use crate::ann::{IndexParams, AUTO_BITS};
-use crate::collection::{SearchOptions, MAX_DIM};
+use std::sync::Arc;
+
+use crate::collection::{ListQuery, SearchOptions, MAX_DIM, MAX_LIST_LIMIT};
 use crate::error::{Error, Result};
+use crate::filter::Filter;
 use crate::types::{VectorId, MAX_SAFE_INTEGER};
 
 /// True when `v` is an integer (finite, no fraction) in `lo..=hi`.
@@ -100,9 +103,10 @@ pub fn packed_ids(text: &str, lengths: &[u32]) -> Result<Vec<VectorId>> {
     Ok(out)
 }
 
-/// The fields of a JS search options object (`{ k, includeMetadata, ef?, rerank?, exact? }`, as
-/// the package's JS layer passes it), before any check. `None` = absent.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+/// The fields of a JS search options object (`{ k, includeMetadata, ef?, rerank?, exact?,
+/// filter?, ids? }`, as the package's JS layer passes it: `filter` as its JSON text, `ids` as a
+/// JSON array of ids), before any check. `None` = absent.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SearchArgs {
     /// `k`: how many hits (required).
     pub k: Option<f64>,
@@ -114,17 +118,30 @@ pub struct SearchArgs {
     pub rerank: Option<f64>,
     /// `exact` (see [`SearchOptions::exact`]).
     pub exact: Option<bool>,
+    /// `filter`: the filter's JSON text (see [`crate::filter`]).
+    pub filter: Option<String>,
+    /// `ids`: the allow-list as a JSON array of ids (numbers and strings).
+    pub ids: Option<String>,
 }
 
 impl SearchArgs {
     /// The JS names of the fields, in the order [`SearchArgs::from_lookup`] reads them.
-    pub const NAMES: [&'static str; 5] = ["k", "includeMetadata", "ef", "rerank", "exact"];
+    pub const NAMES: [&'static str; 7] = [
+        "k",
+        "includeMetadata",
+        "ef",
+        "rerank",
+        "exact",
+        "filter",
+        "ids",
+    ];
 
     /// Reads the fields by their JS names: `num(name)` is the field as a number, `flag(name)` as
-    /// a boolean, `None` when absent or of another type.
+    /// a boolean, `text(name)` as a string, `None` when absent or of another type.
     pub fn from_lookup(
         num: impl Fn(&str) -> Option<f64>,
         flag: impl Fn(&str) -> Option<bool>,
+        text: impl Fn(&str) -> Option<String>,
     ) -> SearchArgs {
         SearchArgs {
             k: num("k"),
@@ -132,8 +149,84 @@ impl SearchArgs {
             ef: num("ef"),
             rerank: num("rerank"),
             exact: flag("exact"),
+            filter: text("filter"),
+            ids: text("ids"),
         }
     }
+}
+
+/// A filter from its JSON text (see [`crate::filter`]).
+///
+/// # Errors
+/// `HV_INVALID_ARGUMENT` naming the offending part.
+pub fn filter(json: &str) -> Result<Filter> {
+    Filter::parse(json)
+}
+
+/// An allow-list of ids from a JSON array (numbers: numeric ids, checked as [`id`]; strings:
+/// string ids).
+///
+/// # Errors
+/// `HV_INVALID_ARGUMENT` (not an array, an element that is neither a string nor a safe
+/// non-negative integer).
+pub fn id_list(json: &str) -> Result<Vec<VectorId>> {
+    let v: serde_json::Value = serde_json::from_str(json)
+        .map_err(|e| Error::invalid_argument(format!("ids is not a JSON array: {e}")))?;
+    let serde_json::Value::Array(items) = v else {
+        return Err(Error::invalid_argument("ids must be an array of ids"));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, x)| match x {
+            serde_json::Value::String(s) => Ok(VectorId::Str(s.clone())),
+            serde_json::Value::Number(n) => n
+                .as_f64()
+                .ok_or_else(|| Error::invalid_argument(format!("ids[{i}] is not a number")))
+                .and_then(id),
+            _ => Err(Error::invalid_argument(format!(
+                "ids[{i}] must be a string or a non-negative safe integer"
+            ))),
+        })
+        .collect()
+}
+
+/// The options of one [`Collection::list`](crate::Collection::list) page from JS values:
+/// `filter` (JSON text), `limit` (default 100, 1..=10,000), `cursor` (the previous page's),
+/// `includeVectors` (default false).
+///
+/// # Errors
+/// `HV_INVALID_ARGUMENT` (a bad filter, limit or cursor).
+pub fn list_query(
+    filter: Option<&str>,
+    limit: Option<f64>,
+    cursor: Option<&str>,
+    include_vectors: Option<bool>,
+) -> Result<ListQuery> {
+    let limit = match limit {
+        None => 100,
+        Some(l) if int_in(l, 1.0, MAX_LIST_LIMIT as f64) => l as usize,
+        Some(l) => {
+            return Err(Error::invalid_argument(format!(
+                "limit must be an integer in 1..={MAX_LIST_LIMIT}, got {l}"
+            )))
+        }
+    };
+    let after = cursor
+        .map(|c| {
+            c.parse::<u64>().map_err(|_| {
+                Error::invalid_argument(format!(
+                    "cursor {c:?} is not one a list() of this collection returned"
+                ))
+            })
+        })
+        .transpose()?;
+    Ok(ListQuery {
+        filter: filter.map(Filter::parse).transpose()?.map(Arc::new),
+        limit,
+        after,
+        include_vectors: include_vectors.unwrap_or(false),
+    })
 }
 
 /// The options of one search from JS values.
@@ -167,6 +260,14 @@ pub fn search_options(a: &SearchArgs) -> Result<SearchOptions> {
     o.rerank = a.rerank.map(|v| graph("rerank", v)).transpose()?;
     o.include_metadata = a.include_metadata.unwrap_or(true);
     o.exact = a.exact;
+    o.filter = a
+        .filter
+        .as_deref()
+        .map(Filter::parse)
+        .transpose()?
+        .filter(|f| !f.is_all())
+        .map(Arc::new);
+    o.ids = a.ids.as_deref().map(id_list).transpose()?.map(Arc::new);
     Ok(o)
 }
 

@@ -93,8 +93,29 @@ fn search() {
         ef: Some(1e12),
         rerank: Some(7.0),
         exact: Some(true),
+        filter: Some(r#"{"a":{"$gt":1}}"#.into()),
+        ids: Some(r#"[1,"x"]"#.into()),
     };
     let o = search_options(&full).unwrap();
+    assert_eq!(o.filter.as_ref().unwrap().text(), r#"{"a":{"$gt":1}}"#);
+    assert_eq!(
+        o.ids.as_deref().unwrap(),
+        &vec![crate::VectorId::Int(1), crate::VectorId::Str("x".into())]
+    );
+    for (f, ids) in [
+        (Some("{\"a\":{\"$bad\":1}}"), None),
+        (Some("nope"), None),
+        (None, Some("[-1]")),
+        (None, Some("{}")),
+        (None, Some("[true]")),
+    ] {
+        let r = search_options(&SearchArgs {
+            filter: f.map(String::from),
+            ids: ids.map(String::from),
+            ..full.clone()
+        });
+        assert_eq!(r.unwrap_err().code().as_str(), "HV_INVALID_ARGUMENT");
+    }
     assert_eq!(
         (o.k, o.include_metadata, o.ef, o.rerank, o.exact),
         (2, false, Some(1_000_000_000), Some(7), Some(true))
@@ -117,6 +138,7 @@ fn search() {
     let looked = SearchArgs::from_lookup(
         |n| (n == "k").then_some(3.0),
         |n| (n == "exact").then_some(false),
+        |_| None,
     );
     assert_eq!(
         looked,

@@ -8,6 +8,7 @@
 //! insertion sequence of its first `add`, which breaks distance ties (earlier first) and keeps
 //! results deterministic whatever the physical row order. An id is live in at most one part.
 
+mod filtered;
 mod graph_io;
 mod index;
 mod input;
@@ -20,6 +21,7 @@ mod swap;
 mod validate;
 mod write;
 
+pub use filtered::{FilterCounts, ListPage, ListQuery, ListedRecord, MAX_LIST_LIMIT};
 pub use graph_io::{ExportedGraph, ImportReport, NO_NEIGHBOR};
 pub(crate) use segments::SealedPart;
 #[cfg(feature = "durable")]
@@ -31,6 +33,7 @@ use std::sync::Arc;
 
 use crate::distance::Kernels;
 use crate::error::{Error, Result};
+use crate::filter::Filter;
 use crate::segment::Segment;
 use crate::types::{Metric, VectorId};
 use mutable::Mutable;
@@ -42,7 +45,7 @@ use swap::DirtyIds;
 pub const MAX_DIM: usize = 65_536;
 
 /// Options of one search.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct SearchOptions {
     /// How many nearest records to return (≥ 1). Larger than the collection returns every record.
     pub k: usize,
@@ -58,7 +61,15 @@ pub struct SearchOptions {
     /// `Some(true)`: exact search even when an index exists (a true flat scan over every live
     /// record). `Some(false)`: the index whenever one exists, even below [`FLAT_THRESHOLD`]
     /// (for measurements). `None` (default): the index from [`FLAT_THRESHOLD`] live records on.
+    /// With a filter, `Some(true)` scans the matching records exactly.
     pub exact: Option<bool>,
+    /// Only records whose metadata matches (see [`crate::filter`]); exactly `min(k, matches)`
+    /// hits come back. The search strategy per segment follows from the match count
+    /// ([`crate::filter::strategy`]).
+    pub filter: Option<Arc<Filter>>,
+    /// Only records with these ids (an allow-list, e.g. LlamaIndex's `docIds`); with a filter,
+    /// records must pass both.
+    pub ids: Option<Arc<Vec<VectorId>>>,
 }
 
 /// Default ef of the graph search.
@@ -89,6 +100,8 @@ impl SearchOptions {
             ef: None,
             rerank: None,
             exact: None,
+            filter: None,
+            ids: None,
         })
     }
 }
@@ -138,6 +151,8 @@ pub struct Stats {
     /// background after they were mapped; meanwhile their searches ask for the pages they need
     /// ahead of use (cold mode). 0 once warm, and always for in-memory collections.
     pub warming_segments: usize,
+    /// The strategies of the filtered segment searches since the collection was made or opened.
+    pub filtered: FilterCounts,
 }
 
 /// A collection of vectors: the mutable segment, the sealed segments, and the swap in progress.
@@ -148,6 +163,8 @@ pub struct Collection {
     dirty: DirtyIds,
     /// Bumped by every mutation (an index built from one version is installed only on it).
     version: u64,
+    /// The strategies filtered searches took ([`Stats::filtered`]).
+    filter_counts: filtered::Counters,
 }
 
 /// Where a live record is.
@@ -174,6 +191,7 @@ impl Collection {
             segments: Segments::default(),
             dirty: DirtyIds::default(),
             version: 0,
+            filter_counts: filtered::Counters::default(),
         })
     }
 
@@ -233,6 +251,7 @@ impl Collection {
             sealed_segments: self.segments.parts.len(),
             mutable_indexed: self.mutable_indexed(),
             warming_segments: self.segments.warming(),
+            filtered: self.filter_counts.snapshot(),
         }
     }
 

@@ -208,9 +208,10 @@ impl Mutable {
             return false;
         }
         ix.extend_rows(self.rows.len());
-        for (r, id) in self.rows.ids.iter().enumerate() {
-            if self.rows.row_of(id) != Some(r as u32) {
+        for r in 0..self.rows.len() {
+            if self.rows.row_of(&self.rows.ids[r]) != Some(r as u32) {
                 ix.mark_deleted(r as u32);
+                self.rows.unindex(r as u32);
             }
         }
         self.index = Some(ix);

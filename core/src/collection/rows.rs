@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use crate::distance::Kernels;
 use crate::error::{Error, Result};
+use crate::filter::index::MetaIndex;
 use crate::flat::FlatView;
 use crate::types::{Metric, VectorId};
 
@@ -33,6 +34,8 @@ pub(crate) struct Rows {
     /// Longest metadata text ever stored here (bytes): a bound of one hit's metadata copy for
     /// [`crate::mem::ensure_headroom`].
     pub(super) metadata_max: usize,
+    /// The metadata index of the live rows (a tombstoned row leaves it: [`Rows::unindex`]).
+    pub(super) meta: MetaIndex,
 }
 
 /// The one constructor of a [`FlatView`] over columns of rows (the mutable segment, a seal's
@@ -87,6 +90,7 @@ impl Rows {
             map: HashMap::new(),
             next_seq: 0,
             metadata_max: 0,
+            meta: MetaIndex::default(),
         }
     }
 
@@ -149,6 +153,7 @@ impl Rows {
         self.ids.push(id);
         self.seqs.push(seq);
         self.metadata_max = self.metadata_max.max(meta.as_ref().map_or(0, String::len));
+        self.meta.insert(row, meta.as_deref());
         self.metadata.push(meta);
     }
 
@@ -165,6 +170,8 @@ impl Rows {
             self.inv_norms[r] = inv;
         }
         self.metadata_max = self.metadata_max.max(meta.as_ref().map_or(0, String::len));
+        self.meta.remove(r as u32, self.metadata[r].as_deref());
+        self.meta.insert(r as u32, meta.as_deref());
         self.metadata[r] = meta;
     }
 
@@ -172,7 +179,14 @@ impl Rows {
     pub(super) fn swap_remove(&mut self, r: usize) {
         let last = self.ids.len() - 1;
         let dim = self.dim;
+        let moved_live = self.meta.is_member(last as u32);
+        self.meta.remove(r as u32, self.metadata[r].as_deref());
         if r != last {
+            self.meta
+                .remove(last as u32, self.metadata[last].as_deref());
+            if moved_live {
+                self.meta.insert(r as u32, self.metadata[last].as_deref());
+            }
             self.vectors
                 .copy_within(last * dim..(last + 1) * dim, r * dim);
             *self
@@ -180,6 +194,7 @@ impl Rows {
                 .get_mut(&self.ids[last])
                 .expect("id map holds every live id") = r as u32;
         }
+        self.meta.truncate(last);
         self.vectors.truncate(last * dim);
         self.ids.swap_remove(r);
         self.seqs.swap_remove(r);
@@ -222,6 +237,27 @@ impl Rows {
             if let Some(r) = self.map.get_mut(id) {
                 *r = row as u32;
             }
+        }
+        self.reindex();
+    }
+
+    /// Rebuilds the metadata index over the live rows.
+    fn reindex(&mut self) {
+        let mut meta = MetaIndex::default();
+        for (row, (id, m)) in self.ids.iter().zip(&self.metadata).enumerate() {
+            if self.map.get(id) == Some(&(row as u32)) {
+                meta.insert(row as u32, m.as_deref());
+            }
+        }
+        meta.truncate(self.ids.len());
+        self.meta = meta;
+    }
+
+    /// Takes tombstoned row `r` out of the metadata index (its id has left the map or points at
+    /// a newer row).
+    pub(super) fn unindex(&mut self, r: u32) {
+        if let Some(m) = self.metadata.get(r as usize) {
+            self.meta.remove(r, m.as_deref());
         }
     }
 

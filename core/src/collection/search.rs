@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::flat::{self, Hit};
 
 /// The part number of the mutable segment in merged hits.
-const MUTABLE: usize = usize::MAX;
+pub(super) const MUTABLE: usize = usize::MAX;
 
 /// Most runs of sealed parts one search spreads over the pool in cold mode (see `search_all`).
 const COLD_RUNS: usize = 4;
@@ -43,6 +43,11 @@ impl Collection {
         let mut q = Vec::with_capacity(self.dim());
         flat::prepare_query(self.metric(), query, &mut q);
         let k = opts.k.min(self.len().max(1));
+        if Collection::restricted(opts) {
+            let sel = self.select(opts.filter.as_deref(), opts.ids.as_deref().map(|v| &v[..]));
+            let hits = self.search_selected(query, &q, k, opts, &sel)?;
+            return self.hits(hits, opts);
+        }
         if self.merged() {
             let hits = self.search_all(query, &q, k, opts)?;
             return self.hits(hits, opts);
@@ -93,6 +98,15 @@ impl Collection {
         let k = opts.k.min(self.len().max(1));
         let rows = |j: usize| j * dim..(j + 1) * dim;
         let numbers: Vec<usize> = (0..nq).collect();
+        if Collection::restricted(opts) {
+            let sel = self.select(opts.filter.as_deref(), opts.ids.as_deref().map(|v| &v[..]));
+            return map_pool(&numbers, |&j| {
+                self.search_selected(&queries[rows(j)], &prepared[rows(j)], k, opts, &sel)
+                    .and_then(|h| self.hits(h, opts))
+            })
+            .into_iter()
+            .collect();
+        }
         if self.merged() {
             return map_pool(&numbers, |&j| {
                 self.search_all(&queries[rows(j)], &prepared[rows(j)], k, opts)

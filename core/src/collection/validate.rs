@@ -31,13 +31,15 @@ pub(crate) struct CheckedBatch {
 ///
 /// # Errors
 /// `HV_INVALID_ARGUMENT` (empty batch, counts differ, metadata not JSON), `HV_DIM_MISMATCH`,
-/// `HV_INVALID_VECTOR`, `HV_DUPLICATE_ID` (an id twice in the batch).
+/// `HV_INVALID_VECTOR`, `HV_DUPLICATE_ID` (an id twice in the batch, unless `repeats_ok`: an
+/// upsert, where the last one wins).
 pub(crate) fn check_batch(
     dim: usize,
     metric: Metric,
     ids: &[VectorId],
     vectors: &[f32],
     metadata: Option<Vec<Option<String>>>,
+    repeats_ok: bool,
 ) -> Result<CheckedBatch> {
     if ids.is_empty() {
         return Err(Error::invalid_argument(
@@ -84,7 +86,7 @@ pub(crate) fn check_batch(
     }
     let mut seen = HashSet::with_capacity(n);
     for id in ids {
-        if !seen.insert(id) {
+        if !seen.insert(id) && !repeats_ok {
             return Err(Error::DuplicateId(format!("{id} (twice in one batch)")));
         }
     }

@@ -37,9 +37,40 @@ impl PreparedWrite {
         self.ids.is_empty()
     }
 
+    /// The write's ids, as they will be stored (an upsert naming an id twice keeps the last).
+    pub fn ids(&self) -> &[VectorId] {
+        &self.ids
+    }
+
     /// The write's `n × dim` vectors and per-record metadata, as they will be stored.
     pub fn payload(&self) -> (&[f32], &[Option<String>]) {
         (&self.vectors, &self.metadata)
+    }
+}
+
+impl PreparedWrite {
+    /// Drops every record whose id comes again later in the batch (an upsert: the last wins).
+    fn keep_last(&mut self) {
+        let mut last = std::collections::HashMap::with_capacity(self.ids.len());
+        for (i, id) in self.ids.iter().enumerate() {
+            last.insert(id, i);
+        }
+        if last.len() == self.ids.len() {
+            return;
+        }
+        let keep: Vec<usize> = (0..self.ids.len())
+            .filter(|&i| last[&self.ids[i]] == i)
+            .collect();
+        let dim = self.vectors.len() / self.ids.len();
+        self.vectors = keep
+            .iter()
+            .flat_map(|&i| self.vectors[i * dim..(i + 1) * dim].iter().copied())
+            .collect();
+        self.ids = keep.iter().map(|&i| self.ids[i].clone()).collect();
+        self.metadata = keep.iter().map(|&i| self.metadata[i].take()).collect();
+        if !self.inv_norms.is_empty() {
+            self.inv_norms = keep.iter().map(|&i| self.inv_norms[i]).collect();
+        }
     }
 }
 
@@ -62,14 +93,19 @@ impl Collection {
         vectors: Vec<f32>,
         metadata: Option<Vec<Option<String>>>,
     ) -> Result<PreparedWrite> {
-        let checked = validate::check_batch(self.dim(), self.metric(), &ids, &vectors, metadata)?;
-        let w = PreparedWrite {
+        let upsert = kind == WriteKind::Upsert;
+        let checked =
+            validate::check_batch(self.dim(), self.metric(), &ids, &vectors, metadata, upsert)?;
+        let mut w = PreparedWrite {
             kind,
             ids,
             vectors,
             metadata: checked.metadata,
             inv_norms: checked.inv_norms,
         };
+        if upsert {
+            w.keep_last();
+        }
         self.check_fresh(&w)?;
         Ok(w)
     }
@@ -130,6 +166,7 @@ impl Collection {
                     // (with its original insertion sequence), which the graph then inserts.
                     let seq = rows.seqs[row as usize];
                     rows.push_at(id, v, inv, meta, seq);
+                    rows.unindex(row);
                     if let Some(ix) = self.mutable.index.as_mut() {
                         ix.mark_deleted(row);
                     }
@@ -216,7 +253,10 @@ impl Collection {
             self.dirty.touch(id);
             deleted += 1;
             match self.mutable.index.as_mut() {
-                Some(ix) => ix.mark_deleted(row),
+                Some(ix) => {
+                    ix.mark_deleted(row);
+                    self.mutable.rows.unindex(row);
+                }
                 None => self.mutable.swap_remove(row as usize),
             }
         }

@@ -40,6 +40,12 @@ pub enum WriteRequest {
         /// The ids.
         ids: Vec<VectorId>,
     },
+    /// Delete every record matching a filter (evaluated when the request is applied, in call
+    /// order); answered with the number deleted.
+    DeleteWhere {
+        /// The filter.
+        filter: crate::filter::Filter,
+    },
 }
 
 /// Most requests committed as one group.

@@ -180,7 +180,7 @@ impl<S: RecordStore> Committer<S> {
             while let Some((req, reply)) = rest.next() {
                 let put = match &req {
                     WriteRequest::Put { ids, .. } => Some(ids.len()),
-                    WriteRequest::Delete { .. } => None,
+                    WriteRequest::Delete { .. } | WriteRequest::DeleteWhere { .. } => None,
                 };
                 if hold
                     && guard

@@ -99,8 +99,9 @@ pub(crate) fn apply(col: &mut Collection, req: WriteRequest) -> Result<(Applied,
             vectors,
             metadata,
         } => {
-            let w = col.prepare(kind, ids.clone(), vectors, metadata)?;
+            let w = col.prepare(kind, ids, vectors, metadata)?;
             let n = w.len();
+            let ids = w.ids().to_vec();
             let (vectors, metadata) = w.payload();
             let (vectors, metadata) = (vectors.to_vec(), metadata.to_vec());
             col.commit(w)?;
@@ -117,6 +118,10 @@ pub(crate) fn apply(col: &mut Collection, req: WriteRequest) -> Result<(Applied,
                 },
                 n,
             ))
+        }
+        WriteRequest::DeleteWhere { filter } => {
+            let ids = col.matching_ids(&filter)?;
+            apply(col, WriteRequest::Delete { ids })
         }
         WriteRequest::Delete { ids } => {
             let present: Vec<VectorId> =

@@ -104,6 +104,22 @@ pub fn prepare_query(metric: Metric, q: &[f32], out: &mut Vec<f32>) {
     }
 }
 
+/// The exact top-`k` among rows `rows` (live rows of the view, e.g. a filter's matches) of one
+/// prepared query, best first.
+pub fn search_rows(
+    view: &FlatView<'_>,
+    q: &[f32],
+    k: usize,
+    rows: impl Iterator<Item = u32>,
+) -> Vec<Hit> {
+    let mut top = TopK::new(k);
+    for r in rows {
+        let i = r as usize;
+        top.push(view.distance(q, i), view.seqs[i], r);
+    }
+    top.into_sorted()
+}
+
 /// The exact top-`k` of one prepared query, best first.
 pub fn search_one(view: &FlatView<'_>, q: &[f32], k: usize) -> Vec<Hit> {
     let mut top = TopK::new(k);

@@ -68,6 +68,7 @@
 mod adj;
 mod batch;
 mod build;
+mod filtered;
 mod flat;
 mod medoid;
 mod params;
@@ -80,6 +81,7 @@ mod vamana;
 #[cfg(test)]
 mod tests;
 
+pub use filtered::search_two_hop;
 pub use flat::{inverse_norms, FlatNodes, FlatQuery, NodeQuery};
 pub use params::{StartGraph, VamanaParams, MAX_ALPHA, MAX_L, MAX_PASSES};
 pub use scratch::{SearchScratch, SearchStats};

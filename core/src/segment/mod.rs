@@ -74,6 +74,9 @@ pub struct Segment {
     meta_bytes: Region,
     bulk: Vec<(usize, Region, u32)>,
     index: AnnIndex,
+    /// The metadata index of every row (tombstones are the collection's business), built from
+    /// the metadata section on first use by a filter.
+    meta_index: std::sync::OnceLock<crate::filter::index::MetaIndex>,
 }
 
 impl std::fmt::Debug for Segment {
@@ -223,6 +226,19 @@ impl Segment {
                     self.generation
                 ))
             })
+    }
+
+    /// The metadata index of the segment's rows, built from their metadata the first time a
+    /// filter needs it (metadata that is not UTF-8 counts as absent: `metadata` reports it).
+    pub(crate) fn meta_index(&self) -> &crate::filter::index::MetaIndex {
+        self.meta_index.get_or_init(|| {
+            let texts: Vec<Option<String>> = (0..self.n as u32)
+                .map(|r| self.metadata(r).ok().flatten())
+                .collect();
+            let mut ix = crate::filter::index::MetaIndex::build(texts.iter().map(|t| t.as_deref()));
+            ix.truncate(self.n);
+            ix
+        })
     }
 
     /// The row holding `id`, by binary search over the sorted id order (no map is built at

@@ -228,6 +228,7 @@ impl Segment {
             meta_bytes: next(),
             bulk,
             index,
+            meta_index: std::sync::OnceLock::new(),
         })
     }
 
