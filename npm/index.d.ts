@@ -459,7 +459,8 @@ export declare class Collection<M = Metadata> {
   /**
    * Inserts or replaces records (the whole record: absent metadata clears it). A replaced record
    * keeps its original insertion order for tie-breaking. All or nothing. An id twice in one call:
-   * the last one wins.
+   * the last one wins (the earlier ones are dropped, so a new record takes the insertion order
+   * of its last occurrence).
    * @throws as `add`, except that stored ids and repeated ids are allowed.
    */
   upsert(ids: Id | readonly Id[], vectors: Vector | VectorBatch, metadata?: M | readonly (M | undefined | null)[]): Promise<void>;

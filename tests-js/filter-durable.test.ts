@@ -172,6 +172,8 @@ describe('filters over durable collections (native)', () => {
     model.put(3, v.slice(DIM, 2 * DIM), { cat: 'last' });
     expect(await col.count({ cat: 'zz' })).toBe(0);
     expect(await col.count({ cat: 'last' })).toBe(1);
+    // backpressure at 2 × maxMutableRecords made at least one seal happen before the last writes
+    expect(col.stats().sealedSegments).toBeGreaterThanOrEqual(1);
     await checkAll(col, model, 'background seals', 5);
     await col.close();
     const reopened = await native.Collection.open(dir, { maxMutableRecords: 150 });

@@ -402,7 +402,8 @@ describe.each(backends)('%s backend: filters', (_name, hv) => {
     await col.upsert(['a', 'a'], [[5, 5], [6, 6]]);
     expect(col.get('a')).toEqual({ vector: new Float32Array([6, 6]), metadata: undefined });
     await expectCode(col.add([9, 9], [[1, 1], [2, 2]]), 'HV_DUPLICATE_ID');
-    expect((await col.list()).records.map((r) => r.id)).toEqual([1, 2, 'a']);
+    // the earlier occurrences are dropped: a new id takes the place of its last one in the batch
+    expect((await col.list()).records.map((r) => r.id)).toEqual([2, 1, 'a']);
     await col.close();
   });
 

@@ -120,13 +120,36 @@ export function randomMeta(r: () => number): unknown {
   return m;
 }
 
+// Operands per path (mostly values the records hold, so that selectivities spread from none to
+// all), and ordered bounds for the comparisons.
+const VALUES: Record<string, Scalar[]> = {
+  cat: ['a', 'b', 'c', 'd', 'e', 1, true, null],
+  n: [0, 3, 7, 12, 50, 99, '50', 'x', null],
+  f: [-2, 0, 0.5, 3],
+  tags: ['red', 'green', 'blue', 1, 2, null, 'red-green'],
+  flag: [true, false, null],
+  'u.id': [0, 3, 5, 9, '3'],
+  'u.name': ['n0', 'n1', 'n3', 'x'],
+  title: ['the red fox', 'x', 'Red', 'n3 n3'],
+  missing: ['x', 1, null],
+};
+const ORDERED: Record<string, (number | string)[]> = {
+  n: [0, 10, 25, 50, 75, 99, 100, 'a'],
+  f: [-1, 0, 2, 5, 8],
+  'u.id': [0, 2, 5, 9],
+  cat: ['a', 'b', 'c', 'e', 0],
+  'u.name': ['n1', 'n3', 'n'],
+  title: ['a', 'the', 'x'],
+  tags: ['blue', 'green', 1],
+};
+
 /** A seeded random filter over the paths of `randomMeta`, up to `depth` levels of logic. */
 export function randomFilter(r: () => number, depth = 3): Record<string, unknown> {
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
-  const value = (): Scalar => pick(POOL);
-  const some = () => Array.from({ length: 1 + Math.floor(r() * 3) }, value);
-  const ordered = () => (r() < 0.75 ? pick([-1, 0, 2, 3, 10, 50, 75, 99, 0.5]) : pick(['a', 'c', 'n', 'red', 'x']));
-  const condition = (): unknown => {
+  const condition = (path: string): unknown => {
+    const value = (): Scalar => (r() < 0.85 ? pick(VALUES[path]) : pick(POOL));
+    const some = () => Array.from({ length: 1 + Math.floor(r() * 3) }, value);
+    const ordered = () => pick(ORDERED[path] ?? [0, 'a', 50]);
     switch (Math.floor(r() * 12)) {
       case 0: return value();
       case 1: return { $eq: value() };
@@ -136,21 +159,21 @@ export function randomFilter(r: () => number, depth = 3): Record<string, unknown
       case 5: return { $in: some() };
       case 6: return { $nin: some() };
       case 7: return { $exists: r() < 0.5 };
-      case 8: return { $contains: pick(['red', 'e', 'blue', 1, 'n3', null, 'x']) };
+      case 8: return { $contains: pick(['red', 'e', 'blue', 1, 'n3', null, 'x', 'fox']) };
       case 9: return { $not: { [pick(['$gt', '$lte'])]: ordered() } };
-      case 10: return { $in: [] };
+      case 10: return { $in: r() < 0.5 ? [] : [value(), value(), value(), value()] };
       default: return { $ne: value(), $exists: true };
     }
   };
   const leaf = (): Record<string, unknown> => {
     const path = pick(PATHS);
     // the nested form of a dotted path, now and then
-    if (path.startsWith('u.') && r() < 0.3) return { u: { [path.slice(2)]: condition() } };
-    return { [path]: condition() };
+    if (path.startsWith('u.') && r() < 0.3) return { u: { [path.slice(2)]: condition(path) } };
+    return { [path]: condition(path) };
   };
   if (depth === 0 || r() < 0.45) {
     const f = leaf();
-    if (r() < 0.25) Object.assign(f, leaf()); // two fields (possibly the same one twice: the last wins in JS)
+    if (r() < 0.25) Object.assign(f, leaf()); // two fields (the same one twice: the last wins in JS)
     return f;
   }
   const sub = () => Array.from({ length: 1 + Math.floor(r() * 3) }, () => randomFilter(r, depth - 1));
