@@ -19,14 +19,14 @@ use napi::{Env, Status, Task};
 use napi_derive::napi;
 
 use crate::convert::{
-    exported_out, hits_out, id_in, ids_in, page_out, report_out, JsId, JsIds, RawExportedGraph,
-    RawHits, RawImportReport, RawListPage, RawRecord, RawSegmentOptions, RawSettled, RawStats,
+    exported_out, hits_out, id_in, ids_in, report_out, JsId, JsIds, RawExportedGraph, RawHits,
+    RawImportReport, RawRecord, RawSegmentOptions, RawSettled, RawStats,
 };
 use crate::error::{guard, to_napi};
 
 type Shared = Arc<RwLock<Option<Collection>>>;
 
-fn read<T>(
+pub(crate) fn read<T>(
     s: &Shared,
     f: impl FnOnce(&Collection) -> horosvec_core::Result<T>,
 ) -> horosvec_core::Result<T> {
@@ -36,7 +36,7 @@ fn read<T>(
     f(g.as_ref().ok_or(Error::Closed)?)
 }
 
-fn write<T>(
+pub(crate) fn write<T>(
     s: &Shared,
     f: impl FnOnce(&mut Collection) -> horosvec_core::Result<T>,
 ) -> horosvec_core::Result<T> {
@@ -52,7 +52,9 @@ pub struct Job<T: Send + 'static> {
 }
 
 impl<T: Send + ToNapiValue + TypeName + 'static> Job<T> {
-    fn new(f: impl FnOnce() -> horosvec_core::Result<T> + Send + 'static) -> AsyncTask<Job<T>> {
+    pub(crate) fn new(
+        f: impl FnOnce() -> horosvec_core::Result<T> + Send + 'static,
+    ) -> AsyncTask<Job<T>> {
         AsyncTask::new(Job {
             work: Some(Box::new(f)),
         })
@@ -82,9 +84,9 @@ type Settled = Arc<Mutex<Vec<(u32, horosvec_core::Result<usize>)>>>;
 /// An in-memory collection (raw binding; the public API is the JS `Collection` in `npm/lib`).
 #[napi]
 pub struct CoreCollection {
-    inner: Shared,
+    pub(crate) inner: Shared,
     /// Record count mirrored after every write, so `size` never waits for a running write.
-    size: Arc<AtomicUsize>,
+    pub(crate) size: Arc<AtomicUsize>,
     closed: Arc<AtomicBool>,
     /// Progress (done, total) of the running index build, read by `buildProgress()`.
     build_done: Arc<AtomicUsize>,
@@ -92,7 +94,7 @@ pub struct CoreCollection {
     /// Set by `cancelBuild()`; checked by the build between batches.
     cancel: Arc<AtomicBool>,
     /// Set for a collection opened from a directory: writes go through its committer.
-    durable: Option<Arc<DurableCollection>>,
+    pub(crate) durable: Option<Arc<DurableCollection>>,
     /// Ticketed durable writes (`submitTicket`): answers buffered by the committer, delivered to
     /// the JS settler in one call per group (`setSettler`).
     settled: Settled,
@@ -172,11 +174,6 @@ fn search_opts(o: &RawSearchOptions) -> horosvec_core::Result<SearchOptions> {
         filter: o.filter.clone(),
         ids: o.ids.clone(),
     })
-}
-
-/// The filter of `count` / `list` (absent: every record).
-fn filter_in(filter: Option<&str>) -> horosvec_core::Result<Option<Filter>> {
-    filter.map(Filter::parse).transpose()
 }
 
 impl RawIndexParams {
@@ -600,58 +597,6 @@ impl CoreCollection {
                 size.store(c.len(), Ordering::Release);
                 Ok(n)
             })
-        })
-    }
-
-    /// Deletes every record the filter (JSON text) matches, atomically, on a worker thread;
-    /// resolves to the number deleted. In-memory collections only (durable ones use
-    /// `submitTicket("deleteWhere", …)`).
-    #[napi(catch_unwind, ts_return_type = "Promise<number>")]
-    pub fn delete_where_async(&self, filter: String) -> AsyncTask<Job<u32>> {
-        if self.durable.is_some() {
-            return Job::new(|| Err(Error::Internal("durable collection: use submit".into())));
-        }
-        let s = self.inner.clone();
-        let size = self.size.clone();
-        Job::new(move || {
-            let f = Filter::parse(&filter)?;
-            write(&s, |c| {
-                let n = c.delete_where(&f)? as u32;
-                size.store(c.len(), Ordering::Release);
-                Ok(n)
-            })
-        })
-    }
-
-    /// The number of live records the filter (JSON text; absent: every record) matches, on the
-    /// calling thread.
-    #[napi(catch_unwind)]
-    pub fn count(&self, filter: Option<String>) -> napi::Result<f64> {
-        guard(|| {
-            let f = filter_in(filter.as_deref())?;
-            read(&self.inner, |c| Ok(c.count(f.as_ref()) as f64))
-        })
-    }
-
-    /// One page of the live records the filter matches, in insertion order, on the calling
-    /// thread: `limit` records at most (default 100, at most 10,000), after `cursor` (the one the
-    /// previous page returned); `vectors` (`n × dim` row-major) only with `includeVectors`.
-    #[napi(catch_unwind)]
-    pub fn list(
-        &self,
-        filter: Option<String>,
-        limit: Option<f64>,
-        cursor: Option<String>,
-        include_vectors: bool,
-    ) -> napi::Result<RawListPage> {
-        guard(|| {
-            let q = args::list_query(
-                filter.as_deref(),
-                limit,
-                cursor.as_deref(),
-                Some(include_vectors),
-            )?;
-            read(&self.inner, |c| c.list(&q)).map(|p| page_out(p, include_vectors))
         })
     }
 
