@@ -235,7 +235,10 @@ impl Collection {
     ) -> Result<Vec<Hit>> {
         let c = &self.filter_counts;
         let exact = || flat::search_rows(scan, q, k, m.rows.iter());
-        let strategy = choose(m.count, live, k, ef, ix.is_some(), opts.exact);
+        let strategy = match opts.strategy {
+            Some(forced) => forced.with_ef(m.count, live, k, ef),
+            None => choose(m.count, live, k, ef, ix.is_some(), opts.exact),
+        };
         let (ix, ef, restrict) = match (strategy, ix) {
             (Strategy::TwoHop { ef }, Some(ix)) => {
                 (ix, ef, Restrict::TwoHop(&m.rows, &m.seeds[..]))

@@ -13,6 +13,7 @@ mod graph_io;
 mod index;
 mod input;
 mod mutable;
+mod options;
 mod rows;
 mod search;
 mod segments;
@@ -23,6 +24,7 @@ mod write;
 
 pub use filtered::{FilterCounts, ListPage, ListQuery, ListedRecord, MAX_LIST_LIMIT};
 pub use graph_io::{ExportedGraph, ImportReport, NO_NEIGHBOR};
+pub use options::SearchOptions;
 pub(crate) use segments::SealedPart;
 #[cfg(feature = "durable")]
 pub(crate) use swap::{CompactionTicket, InterimTicket, SealInput, SealTicket, SwapOutcome};
@@ -33,7 +35,6 @@ use std::sync::Arc;
 
 use crate::distance::Kernels;
 use crate::error::{Error, Result};
-use crate::filter::Filter;
 use crate::segment::Segment;
 use crate::types::{Metric, VectorId};
 use mutable::Mutable;
@@ -43,34 +44,6 @@ use swap::DirtyIds;
 
 /// Largest supported dimension.
 pub const MAX_DIM: usize = 65_536;
-
-/// Options of one search.
-#[derive(Clone, Debug)]
-pub struct SearchOptions {
-    /// How many nearest records to return (≥ 1). Larger than the collection returns every record.
-    pub k: usize,
-    /// Whether hits carry the record's metadata (default true).
-    pub include_metadata: bool,
-    /// ef of the graph search (list size; default [`DEFAULT_EF`], raised to k). Ignored
-    /// without an index.
-    pub ef: Option<usize>,
-    /// Candidates offered to the exact rerank, best estimate first (default: all ef, see
-    /// [`crate::ann::AnnIndex::default_rerank`]; those whose lower bound cannot beat the k-th exact distance
-    /// are skipped). Ignored without an index.
-    pub rerank: Option<usize>,
-    /// `Some(true)`: exact search even when an index exists (a true flat scan over every live
-    /// record). `Some(false)`: the index whenever one exists, even below [`FLAT_THRESHOLD`]
-    /// (for measurements). `None` (default): the index from [`FLAT_THRESHOLD`] live records on.
-    /// With a filter, `Some(true)` scans the matching records exactly.
-    pub exact: Option<bool>,
-    /// Only records whose metadata matches (see [`crate::filter`]); exactly `min(k, matches)`
-    /// hits come back. The search strategy per segment follows from the match count
-    /// ([`crate::filter::strategy`]).
-    pub filter: Option<Arc<Filter>>,
-    /// Only records with these ids (an allow-list, e.g. LlamaIndex's `docIds`); with a filter,
-    /// records must pass both.
-    pub ids: Option<Arc<Vec<VectorId>>>,
-}
 
 /// Default ef of the graph search.
 pub const DEFAULT_EF: usize = 64;
@@ -82,29 +55,6 @@ pub const FLAT_THRESHOLD: usize = 2_000;
 
 /// Consolidate tombstones once they pass this fraction of the graph's nodes.
 pub const CONSOLIDATE_RATIO: f64 = 0.1;
-
-impl SearchOptions {
-    /// Options for the `k` nearest records, metadata included.
-    ///
-    /// # Errors
-    /// `HV_INVALID_ARGUMENT` if `k` is 0.
-    pub fn new(k: usize) -> Result<Self> {
-        if k == 0 {
-            return Err(Error::invalid_argument(
-                "k must be a positive integer, got 0",
-            ));
-        }
-        Ok(SearchOptions {
-            k,
-            include_metadata: true,
-            ef: None,
-            rerank: None,
-            exact: None,
-            filter: None,
-            ids: None,
-        })
-    }
-}
 
 /// One search result: the record's id, its distance to the query under the collection's metric
 /// (lower is closer: squared L2, 1 − cos, −dot or L1) and, if asked for, its metadata (JSON text).

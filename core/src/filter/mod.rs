@@ -9,7 +9,7 @@
 //! operators: `$eq $ne $gt $gte $lt $lte $in $nin $exists $contains` on a field, `$and $or
 //! $not` over filters (`$not` also over one field's operators).
 //!
-//! Semantics (one definition, [`leaf::leaves`], shared by the index and the reference
+//! Semantics (one definition, `leaf::leaves`, shared by the index and the reference
 //! evaluator [`Filter::matches`]):
 //! - a record whose metadata is absent or not a JSON object has no fields;
 //! - a field holding an array matches `$eq`, `$in` and the comparisons on any element;
@@ -91,7 +91,7 @@ impl Filter {
     }
 
     /// The reference evaluator: whether a record with metadata JSON `metadata` matches. It
-    /// parses the text on every call; searches use the segments' [`index::MetaIndex`].
+    /// parses the text on every call; searches use the segments' `index::MetaIndex`.
     pub fn matches(&self, metadata: Option<&str>) -> bool {
         let leaves = leaf::leaves_of_text(metadata);
         self.root.eval(&leaves)

@@ -11,8 +11,10 @@
 use super::scratch::{insert_sorted, SearchScratch, EXPANDED};
 use super::{Graph, QueryDistance};
 
-/// Most matching nodes one expansion scores (the two-hop neighbourhood can be R² nodes).
-const MAX_FRESH: usize = 96;
+/// Most matching nodes one expansion scores (the two-hop neighbourhood can be R² nodes): R of
+/// the default graph, as ACORN truncates the expanded list to M; larger caps scored more nodes
+/// for the same recall on minilm384 (`bench/filter-threshold.mjs`).
+const MAX_FRESH: usize = 32;
 
 /// Filtered beam search with list size `ef` over the nodes passing `allow`, from the graph's
 /// entry and `seeds` (matching nodes). Returns up to `ef` `(distance, node)` pairs of matching
