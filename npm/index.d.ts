@@ -373,6 +373,16 @@ export interface CollectionStats {
    */
   warmingSegments: number;
   /**
+   * How the segment searches of filtered queries ran since the collection was made or opened
+   * (one count per segment searched). Each segment picks by its exact match count: an exact
+   * scan of the matches up to 2,000 of them (always with `exact: true` or without an index; never
+   * with `exact: false` when there is one); a
+   * two-hop walk (ACORN-1: scores only matches, routes through the others) below 30 %
+   * selectivity; a plain walk keeping the matches from 30 %. A walk that finds fewer than
+   * `min(k, matches)` is redone as a scan (`fallbacks`).
+   */
+  filtered: { scans: number; twoHop: number; walks: number; fallbacks: number };
+  /**
    * Durable collections only: transactions committed since open, one sync each with durability
    * `'full'`. Group commit makes it smaller than the number of writes acknowledged.
    */

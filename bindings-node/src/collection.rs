@@ -19,8 +19,8 @@ use napi::{Env, Status, Task};
 use napi_derive::napi;
 
 use crate::convert::{
-    exported_out, hits_out, id_in, ids_in, report_out, JsId, JsIds, RawExportedGraph, RawHits,
-    RawImportReport, RawRecord, RawSegmentOptions, RawSettled, RawStats,
+    exported_out, filter_counts_out, hits_out, id_in, ids_in, report_out, JsId, JsIds,
+    RawExportedGraph, RawHits, RawImportReport, RawRecord, RawSegmentOptions, RawSettled, RawStats,
 };
 use crate::error::{guard, to_napi};
 
@@ -551,6 +551,7 @@ impl CoreCollection {
                     sealed_segments: s.sealed_segments as f64,
                     mutable_indexed: s.mutable_indexed as f64,
                     warming_segments: s.warming_segments as f64,
+                    filtered: filter_counts_out(s.filtered),
                 })
             })
         })

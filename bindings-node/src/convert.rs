@@ -147,6 +147,32 @@ pub struct RawStats {
     pub mutable_indexed: f64,
     /// Sealed segments still being read into memory in the background (count).
     pub warming_segments: f64,
+    /// The strategies of filtered segment searches since the collection was made or opened.
+    pub filtered: RawFilterCounts,
+}
+
+/// How many segment searches of filtered queries took each strategy (see
+/// `horosvec_core::collection::FilterCounts`).
+#[napi(object)]
+pub struct RawFilterCounts {
+    /// Exact scans of the matches (count).
+    pub scans: f64,
+    /// Two-hop (ACORN-1) walks, at middle selectivity (count).
+    pub two_hop: f64,
+    /// Plain walks keeping the matches, at high selectivity (count).
+    pub walks: f64,
+    /// Walks that found fewer than `min(k, matches)` and were redone as exact scans (count).
+    pub fallbacks: f64,
+}
+
+/// Core strategy counts → JS.
+pub fn filter_counts_out(c: horosvec_core::collection::FilterCounts) -> RawFilterCounts {
+    RawFilterCounts {
+        scans: c.scans as f64,
+        two_hop: c.two_hop as f64,
+        walks: c.walks as f64,
+        fallbacks: c.fallbacks as f64,
+    }
 }
 
 /// Answers of ticketed durable writes, one batch per committed group: `ok` holds

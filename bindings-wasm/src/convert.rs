@@ -155,6 +155,12 @@ pub fn stats_out(s: &horosvec_core::Stats) -> JsValue {
     set(&o, "sealedSegments", &(s.sealed_segments as f64).into());
     set(&o, "mutableIndexed", &(s.mutable_indexed as f64).into());
     set(&o, "warmingSegments", &(s.warming_segments as f64).into());
+    let f = Object::new();
+    set(&f, "scans", &(s.filtered.scans as f64).into());
+    set(&f, "twoHop", &(s.filtered.two_hop as f64).into());
+    set(&f, "walks", &(s.filtered.walks as f64).into());
+    set(&f, "fallbacks", &(s.filtered.fallbacks as f64).into());
+    set(&o, "filtered", &f);
     o.into()
 }
 
