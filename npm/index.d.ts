@@ -70,6 +70,124 @@ export type VectorBatch = ArrayLike<number> | ReadonlyArray<ArrayLike<number>>;
 /** Any JSON-serialisable value (stored as JSON text; comes back through `JSON.parse`). */
 export type Metadata = unknown;
 
+/** A value a filter compares a field with: JSON's scalars. */
+export type FilterValue = string | number | boolean | null;
+
+/**
+ * The first character of a field name: anything but `$` (names starting with `$` are
+ * operators). TypeScript cannot say "not `$`", so these are the printable ASCII characters; a
+ * field whose name starts with another character (`'été'`) needs a cast (`as Filter`), and works
+ * at run time.
+ */
+type FieldStart =
+  | 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h' | 'i' | 'j' | 'k' | 'l' | 'm' | 'n' | 'o' | 'p' | 'q' | 'r' | 's'
+  | 't' | 'u' | 'v' | 'w' | 'x' | 'y' | 'z' | 'A' | 'B' | 'C' | 'D' | 'E' | 'F' | 'G' | 'H' | 'I' | 'J' | 'K' | 'L'
+  | 'M' | 'N' | 'O' | 'P' | 'Q' | 'R' | 'S' | 'T' | 'U' | 'V' | 'W' | 'X' | 'Y' | 'Z' | '0' | '1' | '2' | '3' | '4'
+  | '5' | '6' | '7' | '8' | '9' | '_' | '-' | '.' | '@' | '#' | '%' | '&' | '*' | '+' | '/' | ':' | '<' | '=' | '>'
+  | '?' | '!' | '^' | '`' | '|' | '~' | '(' | ')' | '[' | ']' | '{' | '}' | ',' | ';' | "'" | '"' | '\\' | ' ';
+/** A field name or dotted path (`'year'`, `'user.id'`): any string not starting with `$`. */
+export type FieldPath = `${FieldStart}${string}`;
+
+/**
+ * The operators of one field. Several in one object must all hold (`{ $gte: 1990, $lt: 2000 }`).
+ * A field holding an array matches `$eq`, `$in` and the comparisons on any element. Numbers
+ * compare numerically, strings by code point, booleans and null by equality; a value of another
+ * type than the operand does not match (no error).
+ */
+export interface FieldOperators {
+  /** Equal to the value (the same as writing the value itself). */
+  $eq?: FilterValue;
+  /** Not equal; also matches records without the field. */
+  $ne?: FilterValue;
+  /** Greater than (numbers or strings). */
+  $gt?: number | string;
+  /** Greater than or equal (numbers or strings). */
+  $gte?: number | string;
+  /** Less than (numbers or strings). */
+  $lt?: number | string;
+  /** Less than or equal (numbers or strings). */
+  $lte?: number | string;
+  /** Equal to one of the values. */
+  $in?: ReadonlyArray<FilterValue>;
+  /** Equal to none of the values; also matches records without the field. */
+  $nin?: ReadonlyArray<FilterValue>;
+  /** `true`: the field is present (whatever its value, null included); `false`: absent. */
+  $exists?: boolean;
+  /** An array field holding the value, or a string field holding the string as a substring. */
+  $contains?: FilterValue;
+  /** The negation of these operators; also matches records without the field. */
+  $not?: FieldOperators;
+}
+
+/**
+ * What a field must satisfy: a value (implicit `$eq`), an object of {@link FieldOperators}, or
+ * an object of nested field names without `$` (`{ user: { id: 7 } }` means `{ 'user.id': 7 }`).
+ */
+export type FieldCondition = FilterValue | FieldOperators | NestedFields;
+
+/** Nested field names (no operators) with their conditions. */
+export interface NestedFields {
+  [field: FieldPath]: FieldCondition;
+}
+
+/**
+ * A filter over record metadata, evaluated in the core (the same on both backends), in the style
+ * of MongoDB, Pinecone and Chroma:
+ *
+ * ```ts
+ * { source: 'wordnet' }                                   // implicit $eq
+ * { year: { $gte: 1990, $lt: 2000 }, 'user.id': 7 }      // every condition holds (dotted paths)
+ * { $or: [{ tag: { $in: ['a', 'b'] } }, { $not: { draft: true } }] }
+ * ```
+ *
+ * Field conditions and `$and` / `$or` / `$not` in one object must all hold; `{}` matches every
+ * record. `$ne`, `$nin` and `$not` match records that lack the field (MongoDB's rule). A record
+ * without metadata, or whose metadata is not an object, has no fields.
+ *
+ * Bounds: nesting depth at most 32, at most 1,024 operators and operand values in all. A bad
+ * filter (unknown operator, wrong operand type, past a bound, or a value JSON cannot carry:
+ * `undefined`, a function, a bigint, NaN, a Date, a Map...) is `HV_INVALID_ARGUMENT` whose message
+ * names the offending part (`filter.year.$gte: ...`); nothing changes.
+ */
+export interface Filter {
+  /** Every filter matches. */
+  $and?: ReadonlyArray<Filter>;
+  /** At least one filter matches (a non-empty array). */
+  $or?: ReadonlyArray<Filter>;
+  /** The filter does not match. */
+  $not?: Filter;
+  [field: FieldPath]: FieldCondition;
+}
+
+/** Options of `list`. */
+export interface ListOptions {
+  /** Only records the filter matches (default: every record). */
+  filter?: Filter;
+  /** Records per page: a positive integer, at most 10,000 (default 100). */
+  limit?: number;
+  /** The `cursor` of the previous page; absent or null for the first page. */
+  cursor?: string | null;
+  /** Whether records carry their vector (default `false`). */
+  includeVectors?: boolean;
+}
+
+/** One record of a `list` page. */
+export interface ListedRecord<M = Metadata> {
+  id: Id;
+  /** Its metadata, present when the record has some. */
+  metadata?: M;
+  /** Its vector (`dim` values), with `includeVectors: true`: a view into one buffer per page. */
+  vector?: Float32Array;
+}
+
+/** One page of `list`. */
+export interface ListPage<M = Metadata> {
+  /** The page's records, in insertion order. */
+  records: ListedRecord<M>[];
+  /** Pass it as `cursor` for the next page; `null` after the last page. */
+  cursor: string | null;
+}
+
 /** What `importGraph` kept and dropped. */
 export interface GraphImportReport {
   nodes: number;
@@ -154,6 +272,17 @@ export interface SearchOptions {
    * scan is as fast and exact). Default: the index from 2,000 records on.
    */
   exact?: boolean;
+  /**
+   * Only records whose metadata the {@link Filter} matches. The search still returns exactly
+   * `min(k, matches)` hits, however few records match; with `exact: true` they are the exact top
+   * k of the matches.
+   */
+  filter?: Filter;
+  /**
+   * An allow-list: only records with these ids (unknown ids are ignored). With `filter`, a record
+   * must be in the list and match. At most 2²⁷ ids.
+   */
+  ids?: ReadonlyArray<Id>;
 }
 
 /**
@@ -244,6 +373,16 @@ export interface CollectionStats {
    */
   warmingSegments: number;
   /**
+   * How the segment searches of filtered queries ran since the collection was made or opened
+   * (one count per segment searched). Each segment picks by its exact match count: an exact
+   * scan of the matches up to 2,000 of them (always with `exact: true` or without an index; never
+   * with `exact: false` when there is one); a
+   * two-hop walk (ACORN-1: scores only matches, routes through the others) below 30 %
+   * selectivity; a plain walk keeping the matches from 30 %. A walk that finds fewer than
+   * `min(k, matches)` is redone as a scan (`fallbacks`).
+   */
+  filtered: { scans: number; twoHop: number; walks: number; fallbacks: number };
+  /**
    * Durable collections only: transactions committed since open, one sync each with durability
    * `'full'`. Group commit makes it smaller than the number of writes acknowledged.
    */
@@ -329,19 +468,46 @@ export declare class Collection<M = Metadata> {
   add(ids: Id | readonly Id[], vectors: Vector | VectorBatch, metadata?: M | readonly (M | undefined | null)[]): Promise<void>;
   /**
    * Inserts or replaces records (the whole record: absent metadata clears it). A replaced record
-   * keeps its original insertion order for tie-breaking. All or nothing.
-   * @throws as `add`, except that stored ids are allowed.
+   * keeps its original insertion order for tie-breaking. All or nothing. An id twice in one call:
+   * the last one wins (the earlier ones are dropped, so a new record takes the insertion order
+   * of its last occurrence).
+   * @throws as `add`, except that stored ids and repeated ids are allowed.
    */
   upsert(ids: Id | readonly Id[], vectors: Vector | VectorBatch, metadata?: M | readonly (M | undefined | null)[]): Promise<void>;
   /** Deletes records; resolves to how many existed. Unknown ids are ignored. At most 2²⁷ ids per call (`HV_INVALID_ARGUMENT`). */
   delete(ids: Id | readonly Id[]): Promise<number>;
+  /**
+   * Deletes every record the filter matches; resolves to how many were deleted. A write: ordered
+   * with the other writes, all or nothing, and durable like `delete` on a collection from
+   * `Collection.open`. The filter is required (`{}` deletes every record).
+   * @throws `HV_INVALID_ARGUMENT` (bad or missing filter; nothing is deleted), `HV_READ_ONLY`,
+   * `HV_CLOSED`.
+   */
+  deleteWhere(filter: Filter): Promise<number>;
+  /**
+   * How many records the filter matches (every record without one). Waits for the writes called
+   * before it, like a search.
+   * @throws `HV_INVALID_ARGUMENT` (bad filter), `HV_CLOSED`.
+   */
+  count(filter?: Filter): Promise<number>;
+  /**
+   * One page of the records the filter matches (every record without one), in insertion order:
+   * stable across pages and writes, so following `cursor` until it is `null` visits every
+   * record that existed throughout exactly once (for re-indexing and export). A record replaced
+   * by `upsert` keeps its place. Waits for the writes called before it.
+   * @throws `HV_INVALID_ARGUMENT` (bad filter, `limit` not in 1..=10,000, unknown option, a cursor
+   * that `list` did not return), `HV_CLOSED`.
+   */
+  list(options?: ListOptions): Promise<ListPage<M>>;
   /** The stored record, or `undefined`. */
   get(id: Id): StoredRecord<M> | undefined;
 
   /**
    * The `k` nearest records, best first (ties: earlier-inserted first). Exact without an index;
-   * with one, approximate (see `ef`), and the returned distances are still exact.
-   * @throws `HV_INVALID_ARGUMENT` (bad `k`), `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR`, `HV_CLOSED`.
+   * with one, approximate (see `ef`), and the returned distances are still exact. With `filter`
+   * or `ids`, only matching records, and exactly `min(k, matches)` hits.
+   * @throws `HV_INVALID_ARGUMENT` (bad `k`, bad filter or ids, an unknown option name),
+   * `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR`, `HV_CLOSED`.
    */
   search(query: Vector, options: SearchOptions): Promise<SearchHit<M>[]>;
   /** As `search`, on the calling thread. */

@@ -44,6 +44,16 @@ const cases: [string, (api: Api) => Promise<unknown> | unknown][] = [
   ['degree 1.5', async (api) => (await filled(api)).importGraph({ adjacency: new Uint32Array(3), degree: 1.5 })],
   ['entry 2^32-1', async (api) => (await filled(api)).importGraph({ adjacency: new Uint32Array(3), degree: 1, entry: 2 ** 32 - 1 })],
   ['entry -1', async (api) => (await filled(api)).importGraph({ adjacency: new Uint32Array(3), degree: 1, entry: -1 })],
+  // filters, id allow-lists and list arguments: parsed by the core (core/src/filter, args)
+  ['filter: unknown operator', async (api) => (await filled(api)).search([0, 0], { k: 1, filter: { a: { $gtee: 1 } } as never })],
+  ['filter: $in operand', async (api) => (await filled(api)).count({ a: { $in: 1 } } as never)],
+  ['filter: too deep', async (api) => (await filled(api)).count(Array.from({ length: 40 }).reduce<object>((f) => ({ $not: f }), { a: 1 }) as never)],
+  ['filter: not an object', async (api) => (await filled(api)).deleteWhere(7 as never)],
+  ['ids: -1', async (api) => (await filled(api)).search([0, 0], { k: 1, ids: [-1] })],
+  ['ids: 2^53', async (api) => (await filled(api)).searchSync([0, 0], { k: 1, ids: [2 ** 53] })],
+  ['list limit 0', async (api) => (await filled(api)).list({ limit: 0 })],
+  ['list limit 10001', async (api) => (await filled(api)).list({ limit: 10_001 })],
+  ['list cursor', async (api) => (await filled(api)).list({ cursor: 'x' })],
 ];
 
 describe('the two backends refuse the same numbers with the same error', () => {

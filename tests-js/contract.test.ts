@@ -12,7 +12,7 @@ describe.each(backends)('%s backend', (name, hv) => {
     if (name === 'wasm') expect(hv.kernel).toBe('wasm-simd128');
     const col = hv.Collection.create({ dim: 4 });
     const s = col.stats();
-    expect(s).toMatchObject({ size: 0, dim: 4, metric: 'l2', kernel: hv.kernel, mode: 'exact', backend: name, warmingSegments: 0 });
+    expect(s).toMatchObject({ size: 0, dim: 4, metric: 'l2', kernel: hv.kernel, mode: 'exact', backend: name, warmingSegments: 0, filtered: { scans: 0, twoHop: 0, walks: 0, fallbacks: 0 } });
     expect(s.threads).toBeGreaterThanOrEqual(1);
     expect(col.metric).toBe('l2');
     expect(col.dim).toBe(4);
@@ -222,7 +222,7 @@ describe.each(backends)('%s backend', (name, hv) => {
     // ids and counts
     await expectCode(col.add(['keep'], [[3, 2, 1]]), 'HV_DUPLICATE_ID');
     await expectCode(col.add(['n1', 'n1'], [[1, 1, 1], [2, 2, 2]]), 'HV_DUPLICATE_ID');
-    await expectCode(col.upsert(['n1', 'n1'], [[1, 1, 1], [2, 2, 2]]), 'HV_DUPLICATE_ID');
+    // (an upsert naming an id twice keeps the last one: tests-js/filter.test.ts)
     await expectCode(col.add([], []), 'HV_INVALID_ARGUMENT');
     await expectCode(col.upsert([], new Float32Array(0)), 'HV_INVALID_ARGUMENT');
     await expectCode(col.add(['a', 'b'], [[1, 1, 1]]), 'HV_INVALID_ARGUMENT');
@@ -259,6 +259,9 @@ describe.each(backends)('%s backend', (name, hv) => {
     await expectCode(col.add([2], [[1, 1]]), 'HV_CLOSED');
     await expectCode(col.upsert([2], [[1, 1]]), 'HV_CLOSED');
     await expectCode(col.delete([1]), 'HV_CLOSED');
+    await expectCode(col.deleteWhere({}), 'HV_CLOSED');
+    await expectCode(col.count(), 'HV_CLOSED');
+    await expectCode(col.list(), 'HV_CLOSED');
   });
 
   it('returns Promises from async methods, also when they fail', async () => {
@@ -269,6 +272,10 @@ describe.each(backends)('%s backend', (name, hv) => {
     const a = col.add([1], [[1]]);
     expect(a).toBeInstanceOf(Promise);
     await expectCode(a, 'HV_DIM_MISMATCH');
+    for (const q of [col.count({ $x: 1 } as never), col.list({ limit: 0 }), col.deleteWhere({ a: { $bad: 1 } } as never)]) {
+      expect(q).toBeInstanceOf(Promise);
+      await expectCode(q, 'HV_INVALID_ARGUMENT');
+    }
   });
 
   it('serves concurrent searches and writes consistently', async () => {

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use horosvec_core::durable::{DurableCollection, Reply, WriteRequest};
+use horosvec_core::filter::Filter;
 use horosvec_core::store::{Durability, SqliteStore};
 use horosvec_core::{args, Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
 use napi::bindgen_prelude::{
@@ -18,14 +19,14 @@ use napi::{Env, Status, Task};
 use napi_derive::napi;
 
 use crate::convert::{
-    exported_out, hits_out, id_in, ids_in, report_out, JsId, JsIds, RawExportedGraph, RawHits,
-    RawImportReport, RawRecord, RawSegmentOptions, RawSettled, RawStats,
+    exported_out, filter_counts_out, hits_out, id_in, ids_in, report_out, JsId, JsIds,
+    RawExportedGraph, RawHits, RawImportReport, RawRecord, RawSegmentOptions, RawSettled, RawStats,
 };
 use crate::error::{guard, to_napi};
 
 type Shared = Arc<RwLock<Option<Collection>>>;
 
-fn read<T>(
+pub(crate) fn read<T>(
     s: &Shared,
     f: impl FnOnce(&Collection) -> horosvec_core::Result<T>,
 ) -> horosvec_core::Result<T> {
@@ -35,7 +36,7 @@ fn read<T>(
     f(g.as_ref().ok_or(Error::Closed)?)
 }
 
-fn write<T>(
+pub(crate) fn write<T>(
     s: &Shared,
     f: impl FnOnce(&mut Collection) -> horosvec_core::Result<T>,
 ) -> horosvec_core::Result<T> {
@@ -51,7 +52,9 @@ pub struct Job<T: Send + 'static> {
 }
 
 impl<T: Send + ToNapiValue + TypeName + 'static> Job<T> {
-    fn new(f: impl FnOnce() -> horosvec_core::Result<T> + Send + 'static) -> AsyncTask<Job<T>> {
+    pub(crate) fn new(
+        f: impl FnOnce() -> horosvec_core::Result<T> + Send + 'static,
+    ) -> AsyncTask<Job<T>> {
         AsyncTask::new(Job {
             work: Some(Box::new(f)),
         })
@@ -81,9 +84,9 @@ type Settled = Arc<Mutex<Vec<(u32, horosvec_core::Result<usize>)>>>;
 /// An in-memory collection (raw binding; the public API is the JS `Collection` in `npm/lib`).
 #[napi]
 pub struct CoreCollection {
-    inner: Shared,
+    pub(crate) inner: Shared,
     /// Record count mirrored after every write, so `size` never waits for a running write.
-    size: Arc<AtomicUsize>,
+    pub(crate) size: Arc<AtomicUsize>,
     closed: Arc<AtomicBool>,
     /// Progress (done, total) of the running index build, read by `buildProgress()`.
     build_done: Arc<AtomicUsize>,
@@ -91,7 +94,7 @@ pub struct CoreCollection {
     /// Set by `cancelBuild()`; checked by the build between batches.
     cancel: Arc<AtomicBool>,
     /// Set for a collection opened from a directory: writes go through its committer.
-    durable: Option<Arc<DurableCollection>>,
+    pub(crate) durable: Option<Arc<DurableCollection>>,
     /// Ticketed durable writes (`submitTicket`): answers buffered by the committer, delivered to
     /// the JS settler in one call per group (`setSettler`).
     settled: Settled,
@@ -129,9 +132,9 @@ pub struct RawSearchOptions {
     /// `true`: exact flat scan even with an index; `false`: the index whenever one exists;
     /// unset: the index from 2,000 live records on (see `horosvec_core::SearchOptions::exact`).
     pub exact: Option<bool>,
-    /// The filter's JSON text (see `horosvec_core::filter`).
+    /// The filter over metadata, as JSON text (`horosvec_core::filter::Filter::parse`).
     pub filter: Option<String>,
-    /// The allow-list of ids as a JSON array.
+    /// Allow-list of record ids, as JSON array text (numbers: numeric ids; strings: string ids).
     pub ids: Option<String>,
 }
 
@@ -141,7 +144,14 @@ fn build_request(
     ids: JsIds,
     vectors: Option<Float32Array>,
     metadata: Option<Vec<Option<String>>>,
+    filter: Option<String>,
 ) -> horosvec_core::Result<WriteRequest> {
+    if kind == "deleteWhere" {
+        let text = filter.ok_or_else(|| Error::invalid_argument("deleteWhere needs a filter"))?;
+        return Ok(WriteRequest::DeleteWhere {
+            filter: Filter::parse(&text)?,
+        });
+    }
     let ids = ids_in(ids)?;
     match kind {
         "delete" => Ok(WriteRequest::Delete { ids }),
@@ -429,10 +439,11 @@ impl CoreCollection {
         Ok(())
     }
 
-    /// A durable write answered through the settler: `kind` "add" | "upsert" | "delete". Returns
-    /// the write's ticket at once (inputs copied, request queued in call order); its answer comes
-    /// with the settler call of its group. Throws when the write cannot be queued (bad input,
-    /// closed, read-only).
+    /// A durable write answered through the settler: `kind` "add" | "upsert" | "delete" |
+    /// "deleteWhere" (then `ids` is empty and `filter` the filter's JSON text; the answer is the
+    /// number deleted). Returns the write's ticket at once (inputs copied, request queued in call
+    /// order); its answer comes with the settler call of its group. Throws when the write cannot
+    /// be queued (bad input, closed, read-only).
     #[napi(catch_unwind)]
     pub fn submit_ticket(
         &self,
@@ -440,6 +451,7 @@ impl CoreCollection {
         ids: JsIds,
         vectors: Option<Float32Array>,
         metadata: Option<Vec<Option<String>>>,
+        filter: Option<String>,
     ) -> napi::Result<u32> {
         let Some(d) = self.durable.clone() else {
             return Err(to_napi(Error::invalid_argument(
@@ -452,7 +464,7 @@ impl CoreCollection {
         if d.read_only() {
             return Err(to_napi(Error::ReadOnly));
         }
-        let req = build_request(&kind, ids, vectors, metadata).map_err(to_napi)?;
+        let req = build_request(&kind, ids, vectors, metadata, filter).map_err(to_napi)?;
         let ticket = self.next_ticket.fetch_add(1, Ordering::Relaxed);
         let (buf, s, size) = (self.settled.clone(), self.inner.clone(), self.size.clone());
         let caller = std::thread::current().id();
@@ -539,6 +551,7 @@ impl CoreCollection {
                     sealed_segments: s.sealed_segments as f64,
                     mutable_indexed: s.mutable_indexed as f64,
                     warming_segments: s.warming_segments as f64,
+                    filtered: filter_counts_out(s.filtered),
                 })
             })
         })

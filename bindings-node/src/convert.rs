@@ -75,6 +75,41 @@ pub fn hits_out(hits: Vec<SearchHit>) -> RawHits {
     }
 }
 
+/// One page of `list`, column-wise: `ids[i]` and `metadata[i]` (JSON text or null) describe
+/// record i, in insertion order; `vectors` holds their vectors when asked for.
+#[napi(object)]
+pub struct RawListPage {
+    /// Id of each record, in insertion order.
+    pub ids: Vec<JsId>,
+    /// Metadata JSON text of each record, or null.
+    pub metadata: Vec<Option<String>>,
+    /// The records' vectors, `ids.length × dim` row-major; null unless `includeVectors`.
+    pub vectors: Option<Float32Array>,
+    /// The cursor of the next page; null after the last one.
+    pub cursor: Option<String>,
+}
+
+/// A core page → column-wise JS (`vectors` set when they were asked for, even for no record).
+pub fn page_out(p: horosvec_core::collection::ListPage, with_vectors: bool) -> RawListPage {
+    let n = p.records.len();
+    let mut ids = Vec::with_capacity(n);
+    let mut metadata = Vec::with_capacity(n);
+    let mut vectors: Option<Vec<f32>> = with_vectors.then(Vec::new);
+    for r in p.records {
+        ids.push(id_out(r.id));
+        metadata.push(r.metadata);
+        if let (Some(out), Some(v)) = (vectors.as_mut(), r.vector) {
+            out.extend_from_slice(&v);
+        }
+    }
+    RawListPage {
+        ids,
+        metadata,
+        vectors: vectors.map(Float32Array::new),
+        cursor: p.cursor.map(|c| c.to_string()),
+    }
+}
+
 /// A stored record: its vector (`dim` values) and metadata JSON text.
 #[napi(object)]
 pub struct RawRecord {
@@ -112,6 +147,32 @@ pub struct RawStats {
     pub mutable_indexed: f64,
     /// Sealed segments still being read into memory in the background (count).
     pub warming_segments: f64,
+    /// The strategies of filtered segment searches since the collection was made or opened.
+    pub filtered: RawFilterCounts,
+}
+
+/// How many segment searches of filtered queries took each strategy (see
+/// `horosvec_core::collection::FilterCounts`).
+#[napi(object)]
+pub struct RawFilterCounts {
+    /// Exact scans of the matches (count).
+    pub scans: f64,
+    /// Two-hop (ACORN-1) walks, at middle selectivity (count).
+    pub two_hop: f64,
+    /// Plain walks keeping the matches, at high selectivity (count).
+    pub walks: f64,
+    /// Walks that found fewer than `min(k, matches)` and were redone as exact scans (count).
+    pub fallbacks: f64,
+}
+
+/// Core strategy counts → JS.
+pub fn filter_counts_out(c: horosvec_core::collection::FilterCounts) -> RawFilterCounts {
+    RawFilterCounts {
+        scans: c.scans as f64,
+        two_hop: c.two_hop as f64,
+        walks: c.walks as f64,
+        fallbacks: c.fallbacks as f64,
+    }
 }
 
 /// Answers of ticketed durable writes, one batch per committed group: `ok` holds

@@ -7,6 +7,7 @@
 mod collection;
 mod convert;
 mod error;
+mod query;
 
 use napi_derive::napi;
 

@@ -4,12 +4,14 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use horosvec_core::filter::Filter;
 use horosvec_core::{args, Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{
-    bytes_in, err, f32s_in, hits_out, id_in, ids_in, metadata_in, record_out, stats_out, u32s_in,
+    bytes_in, err, f32s_in, hits_out, id_in, ids_in, metadata_in, page_out, record_out, stats_out,
+    u32s_in,
 };
 use js_sys::{Float32Array, Uint32Array, Uint8Array};
 
@@ -44,8 +46,8 @@ impl CoreCollection {
     }
 }
 
-/// Reads `{ k, includeMetadata, ef?, rerank?, exact }` (the same fields as the Node binding's
-/// `RawSearchOptions`).
+/// Reads `{ k, includeMetadata, ef?, rerank?, exact, filter?, ids? }` (the same fields as the
+/// Node binding's `RawSearchOptions`; `filter` and `ids` as JSON text).
 fn opts(o: &JsValue) -> Result<SearchOptions, JsValue> {
     let get = |k: &str| js_sys::Reflect::get(o, &k.into()).unwrap_or(JsValue::UNDEFINED);
     let a = args::SearchArgs::from_lookup(
@@ -54,6 +56,15 @@ fn opts(o: &JsValue) -> Result<SearchOptions, JsValue> {
         |k| get(k).as_string(),
     );
     args::search_options(&a).map_err(err)
+}
+
+/// The filter of `count` / `list` (absent: every record).
+fn filter_in(filter: Option<String>) -> Result<Option<Filter>, JsValue> {
+    filter
+        .as_deref()
+        .map(Filter::parse)
+        .transpose()
+        .map_err(err)
 }
 
 /// Reads `{ r?, l?, alpha?, passes?, bits?, seed? }` (the Node binding's `RawIndexParams`).
@@ -155,6 +166,41 @@ impl CoreCollection {
     pub fn delete(&mut self, ids: JsValue) -> Result<u32, JsValue> {
         let ids = ids_in(&ids).map_err(err)?;
         Ok(self.col_mut()?.delete(&ids) as u32)
+    }
+
+    /// Deletes every record the filter (JSON text) matches, atomically; returns the number
+    /// deleted.
+    #[wasm_bindgen(js_name = deleteWhere)]
+    pub fn delete_where(&mut self, filter: String) -> Result<u32, JsValue> {
+        self.col()?;
+        let f = Filter::parse(&filter).map_err(err)?;
+        Ok(self.col_mut()?.delete_where(&f).map_err(err)? as u32)
+    }
+
+    /// The number of live records the filter (JSON text; absent: every record) matches.
+    pub fn count(&self, filter: Option<String>) -> Result<f64, JsValue> {
+        let f = filter_in(filter)?;
+        Ok(self.col()?.count(f.as_ref()) as f64)
+    }
+
+    /// One page of the live records the filter matches, in insertion order (the Node binding's
+    /// `list`): `{ ids, metadata, vectors: Float32Array | null, cursor: string | null }`.
+    pub fn list(
+        &self,
+        filter: Option<String>,
+        limit: Option<f64>,
+        cursor: Option<String>,
+        include_vectors: bool,
+    ) -> Result<JsValue, JsValue> {
+        let q = args::list_query(
+            filter.as_deref(),
+            limit,
+            cursor.as_deref(),
+            Some(include_vectors),
+        )
+        .map_err(err)?;
+        let page = self.col()?.list(&q).map_err(err)?;
+        Ok(page_out(&page, include_vectors))
     }
 
     /// The record of `id` (`{ vector, metadata }`), or undefined.

@@ -102,6 +102,36 @@ pub fn hits_out(hits: &[SearchHit]) -> JsValue {
     o.into()
 }
 
+/// A page of `list` → `{ ids, metadata, vectors: Float32Array | null, cursor: string | null }`
+/// (column-wise; `vectors` is `n × dim` row-major, set when asked for). The vectors are copied
+/// into one JS array without an intermediate `Vec`.
+pub fn page_out(p: &horosvec_core::collection::ListPage, with_vectors: bool) -> JsValue {
+    let n = p.records.len() as u32;
+    let ids = Array::new_with_length(n);
+    let meta = Array::new_with_length(n);
+    let dim = p
+        .records
+        .first()
+        .and_then(|r| r.vector.as_ref())
+        .map_or(0, Vec::len);
+    let vectors = with_vectors.then(|| Float32Array::new_with_length(n * dim as u32));
+    for (i, r) in p.records.iter().enumerate() {
+        ids.set(i as u32, id_out(&r.id));
+        meta.set(i as u32, opt_str(r.metadata.as_deref()));
+        if let (Some(out), Some(v)) = (&vectors, &r.vector) {
+            out.subarray((i * dim) as u32, ((i + 1) * dim) as u32)
+                .copy_from(v);
+        }
+    }
+    let o = Object::new();
+    set(&o, "ids", &ids);
+    set(&o, "metadata", &meta);
+    set(&o, "vectors", &vectors.map_or(JsValue::NULL, JsValue::from));
+    let cursor = p.cursor.map(|c| c.to_string());
+    set(&o, "cursor", &opt_str(cursor.as_deref()));
+    o.into()
+}
+
 /// A stored record → `{ vector: Float32Array, metadata }`.
 pub fn record_out(v: &[f32], m: Option<&str>) -> JsValue {
     let o = Object::new();
@@ -125,6 +155,12 @@ pub fn stats_out(s: &horosvec_core::Stats) -> JsValue {
     set(&o, "sealedSegments", &(s.sealed_segments as f64).into());
     set(&o, "mutableIndexed", &(s.mutable_indexed as f64).into());
     set(&o, "warmingSegments", &(s.warming_segments as f64).into());
+    let f = Object::new();
+    set(&f, "scans", &(s.filtered.scans as f64).into());
+    set(&f, "twoHop", &(s.filtered.two_hop as f64).into());
+    set(&f, "walks", &(s.filtered.walks as f64).into());
+    set(&f, "fallbacks", &(s.filtered.fallbacks as f64).into());
+    set(&o, "filtered", &f);
     o.into()
 }
 

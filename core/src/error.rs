@@ -92,8 +92,8 @@ impl ErrorCode {
         match self {
             ErrorCode::DimMismatch => "A vector's length differs from the collection's `dim`, or a flat `n × dim` batch has a length that is not a multiple of `dim`.",
             ErrorCode::InvalidVector => "A vector holds NaN or ±Infinity, or is all zeros under the `cosine` metric (its direction is undefined).",
-            ErrorCode::InvalidArgument => "An argument is outside its domain: `k` not a positive integer, unknown metric, `dim` not in 1..=65536, empty batch, ids/vectors/metadata counts that differ, an id that is neither a string nor a non-negative safe integer, metadata that is not JSON-serialisable; an exception thrown by the caller's own getter, Proxy or `toJSON` while an argument is read (the original is the `cause`).",
-            ErrorCode::DuplicateId => "`add` named an id that is already stored, or one batch (`add` or `upsert`) names the same id twice. Nothing of the batch is applied.",
+            ErrorCode::InvalidArgument => "An argument is outside its domain: `k` not a positive integer, unknown metric, `dim` not in 1..=65536, empty batch, ids/vectors/metadata counts that differ, an id that is neither a string nor a non-negative safe integer, metadata that is not JSON-serialisable, a bad filter (unknown operator, wrong operand type, past a bound, a value JSON cannot carry; the message names the offending part, e.g. `filter.year.$gte`), an unknown option name, a `list` limit or cursor outside its domain; an exception thrown by the caller's own getter, Proxy or `toJSON` while an argument is read (the original is the `cause`).",
+            ErrorCode::DuplicateId => "`add` named an id that is already stored, or one `add` names the same id twice (an `upsert` keeps the last). Nothing of the batch is applied.",
             ErrorCode::NotFound => "The named record does not exist, where absence is an error (`get` returns `undefined` instead).",
             ErrorCode::Closed => "The collection was closed with `close()`; every later call fails with this code.",
             ErrorCode::Io => "The operating system refused a read or a write (unwritable path, missing file, disk full).",
@@ -103,7 +103,7 @@ impl ErrorCode {
             ErrorCode::Internal => "A bug inside horosvec was caught (a Rust panic) before it crossed into JS; the call had no effect. Please report it.",
             ErrorCode::Locked => "The collection directory is open for writing by another process or handle (one writer per collection); open it with `readOnly: true` to read alongside.",
             ErrorCode::Version => "A stored file (database, segment, snapshot) has a format version this build cannot read; nothing was changed.",
-            ErrorCode::ReadOnly => "A write (`add`, `upsert`, `delete`, `seal`, `compact`) on a collection opened with `readOnly: true` (an in-memory `buildIndex` on the view is allowed: it writes nothing).",
+            ErrorCode::ReadOnly => "A write (`add`, `upsert`, `delete`, `deleteWhere`, `seal`, `compact`) on a collection opened with `readOnly: true` (an in-memory `buildIndex` on the view is allowed: it writes nothing).",
             ErrorCode::Unsupported => "The operation does not exist on this backend, e.g. `Collection.open` (files) under the wasm build.",
         }
     }

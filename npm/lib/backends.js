@@ -10,8 +10,11 @@
 // `mutableBound`, `stats()`, `get(id)`, `searchSync(query, options)`, `close()`, and the calls
 // the queue orders, each returning a Promise whose rejection is an `HvError`: `write(method,
 // ids, flat, metadata)` (method "add" | "upsert"), `delete(ids)`, `search(query, options)`,
-// `searchBatch(flat, options)`, `importGraph(adjacency, degree, entry, params)`, `exportGraph()`,
-// `toBytes()`, `buildIndex(params, onProgress, signal)`, `seal()`, `compact()`.
+// `deleteWhere(filterJson)`, `searchBatch(flat, options)`, `count(filterJson)`, `list(filterJson,
+// limit, cursor, includeVectors)`, `importGraph(adjacency, degree, entry, params)`,
+// `exportGraph()`, `toBytes()`, `buildIndex(params, onProgress, signal)`, `seal()`, `compact()`.
+// `count` and `list` are synchronous on both backends (the raw calls read the collection under
+// its read lock on the calling thread) but are ordered by the queue like any read.
 
 import { hvError, readInput, toHvError } from './errors.js';
 import { CallQueue, TicketBook } from './queue.js';
@@ -48,6 +51,15 @@ class Handle {
   }
 }
 
+// Runs a synchronous call now; its result or HvError as a Promise.
+const invokeSync = (f) => {
+  try {
+    return Promise.resolve(f());
+  } catch (e) {
+    return Promise.reject(toHvError(e));
+  }
+};
+
 function nativeBackend(raw) {
   // Starts a worker-thread call; every failure, synchronous or not, becomes a rejected HvError.
   const invoke = (f) => {
@@ -83,8 +95,8 @@ function nativeBackend(raw) {
       return this.raw.mutableBound;
     }
 
-    #submit(kind, ids, flat, meta) {
-      return this.#tickets.wait(this.raw.submitTicket(kind, ids, flat, meta));
+    #submit(kind, ids, flat, meta, filter) {
+      return this.#tickets.wait(this.raw.submitTicket(kind, ids, flat, meta, filter));
     }
 
     write(method, ids, flat, meta) {
@@ -92,6 +104,15 @@ function nativeBackend(raw) {
     }
     delete(ids) {
       return invoke(() => (this.durable ? this.#submit('delete', ids, undefined, undefined) : this.raw.deleteAsync(ids)));
+    }
+    deleteWhere(filter) {
+      return invoke(() => (this.durable ? this.#submit('deleteWhere', [], undefined, undefined, filter) : this.raw.deleteWhereAsync(filter)));
+    }
+    count(filter) {
+      return invokeSync(() => this.raw.count(filter));
+    }
+    list(filter, limit, cursor, includeVectors) {
+      return invokeSync(() => this.raw.list(filter, limit, cursor, includeVectors));
     }
     search(query, options) {
       return invoke(() => this.raw.searchAsync(query, options));
@@ -167,13 +188,7 @@ function nativeBackend(raw) {
 
 function wasmBackend(raw) {
   // Runs a call to completion now; its result or HvError as a Promise.
-  const invoke = (f) => {
-    try {
-      return Promise.resolve(f());
-    } catch (e) {
-      return Promise.reject(toHvError(e));
-    }
-  };
+  const invoke = invokeSync;
   const unsupported = () =>
     hvError('HV_UNSUPPORTED', 'Collection.open needs the native backend (Node.js); in browsers use Collection.create or Collection.fromBytes');
 
@@ -192,6 +207,15 @@ function wasmBackend(raw) {
     }
     delete(ids) {
       return invoke(() => this.raw.delete(ids));
+    }
+    deleteWhere(filter) {
+      return invoke(() => this.raw.deleteWhere(filter));
+    }
+    count(filter) {
+      return invoke(() => this.raw.count(filter));
+    }
+    list(filter, limit, cursor, includeVectors) {
+      return invoke(() => this.raw.list(filter, limit, cursor, includeVectors));
     }
     search(query, options) {
       return invoke(() => this.raw.search(query, options));

@@ -6,7 +6,7 @@
 
 import { backendFor } from './backends.js';
 import { guard, hvError, inputError, readInput, toHvError } from './errors.js';
-import { toBatch, toIds, idsLength, toIndexOptions, toMetadata, toSearchOptions, toVector, checkId } from './input.js';
+import { toBatch, toIds, idsLength, toFilter, toIndexOptions, toListOptions, toMetadata, toSearchOptions, toVector, checkId } from './input.js';
 
 // Metadata is validated as JSON when written; text that no longer parses was damaged on disk.
 function parseMetadata(m, id) {
@@ -258,6 +258,57 @@ export function makeApi(raw) {
       }
       // the ids are a copy already: nothing to copy when the call waits
       return this.#call((h) => h.delete(idList), { kind: 'write' });
+    }
+
+    deleteWhere(filter) {
+      let f;
+      try {
+        this.#open();
+        f = readInput(() => {
+          // no default: a forgotten argument must not delete every record
+          if (filter === undefined) throw inputError('HV_INVALID_ARGUMENT', 'deleteWhere needs a filter ({} deletes every record)');
+          return toFilter(filter);
+        });
+      } catch (e) {
+        return Promise.reject(toHvError(e));
+      }
+      // the filter is JSON text of our own: nothing to copy when the call waits
+      return this.#call((h) => h.deleteWhere(f), { kind: 'write' });
+    }
+
+    count(filter) {
+      let f;
+      try {
+        this.#open();
+        f = readInput(() => (filter === undefined ? undefined : toFilter(filter)));
+      } catch (e) {
+        return Promise.reject(toHvError(e));
+      }
+      return this.#call((h) => h.count(f));
+    }
+
+    list(options) {
+      let filter, limit, cursor, includeVectors;
+      try {
+        this.#open();
+        [filter, limit, cursor, includeVectors] = readInput(() => toListOptions(options));
+      } catch (e) {
+        return Promise.reject(toHvError(e));
+      }
+      const dim = this.#dim;
+      return this.#call((h) => h.list(filter, limit, cursor, includeVectors)).then((raw) => {
+        const records = new Array(raw.ids.length);
+        for (let i = 0; i < records.length; i++) {
+          const id = raw.ids[i];
+          const r = { id };
+          const m = raw.metadata[i];
+          if (m !== null && m !== undefined) r.metadata = parseMetadata(m, id);
+          // views into the page's one buffer (no copy per record)
+          if (raw.vectors) r.vector = raw.vectors.subarray(i * dim, (i + 1) * dim);
+          records[i] = r;
+        }
+        return { records, cursor: raw.cursor ?? null };
+      });
     }
 
     get(id) {

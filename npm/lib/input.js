@@ -224,15 +224,29 @@ export function toMetadata(metadata, n, single) {
   return out;
 }
 
+/** The names `search`, `searchSync` and `searchBatch` take; any other is refused. */
+const SEARCH_KEYS = ['k', 'includeMetadata', 'ef', 'rerank', 'exact', 'filter', 'ids'];
+
+/** HV_INVALID_ARGUMENT for the first own key of `opts` not in `known`. */
+function refuseUnknown(opts, known, what) {
+  for (const key of Object.keys(opts)) {
+    if (!known.includes(key)) {
+      throw inputError('HV_INVALID_ARGUMENT', `unknown ${what} option ${JSON.stringify(key)} (known: ${known.join(', ')})`);
+    }
+  }
+}
+
 /**
- * Search options → the raw options object `{ k, includeMetadata, ef, rerank, exact }`. Types are
- * checked here; values (k ≥ 1, integers) by the core.
+ * Search options → the raw options object `{ k, includeMetadata, ef, rerank, exact, filter, ids }`
+ * (`filter` and `ids` as JSON text). Types are checked here; values (k ≥ 1, integers, the filter's
+ * language) by the core. Unknown option names are refused.
  */
 export function toSearchOptions(opts) {
   if (opts === undefined || opts === null || typeof opts !== 'object') {
     throw inputError('HV_INVALID_ARGUMENT', 'search options must be an object such as { k: 10 }');
   }
-  const { k, includeMetadata, ef, rerank, exact } = opts;
+  refuseUnknown(opts, SEARCH_KEYS, 'search');
+  const { k, includeMetadata, ef, rerank, exact, filter, ids } = opts;
   if (typeof k !== 'number') throw inputError('HV_INVALID_ARGUMENT', `k must be a positive integer, got ${typeof k}`);
   for (const [name, v] of [['ef', ef], ['rerank', rerank]]) {
     if (v !== undefined && typeof v !== 'number') {
@@ -244,7 +258,117 @@ export function toSearchOptions(opts) {
       throw inputError('HV_INVALID_ARGUMENT', `${name} must be a boolean, got ${typeof v}`);
     }
   }
-  return { k, includeMetadata: includeMetadata !== false, ef, rerank, exact };
+  const out = { k, includeMetadata: includeMetadata !== false, ef, rerank, exact };
+  if (filter !== undefined) out.filter = toFilter(filter);
+  if (ids !== undefined) out.ids = toIdList(ids, 'ids');
+  return out;
+}
+
+/**
+ * Deepest nesting of arrays and objects a filter may have here. The core's bound is lower (and
+ * names the offending part); this one only keeps a cyclic or absurdly deep value from
+ * exhausting the stack before the core sees it.
+ */
+const MAX_FILTER_NESTING = 100;
+
+const isPlain = (v) => {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
+const keyPath = (path, key) => `${path}.${key}`; // the core names parts the same way
+
+/**
+ * A filter → its JSON text. The filter language (operators, operand types, bounds) is the core's;
+ * this only refuses what JSON cannot carry, which `JSON.stringify` would drop or change silently:
+ * `undefined`, functions, symbols, bigints, NaN and ±Infinity, lone UTF-16 surrogates, and objects
+ * other than plain objects and arrays (a Date, Map, Set, RegExp, typed array, class instance).
+ * The error names the path of the offending value (`filter.year.$gt`).
+ */
+export function toFilter(filter, what = 'filter') {
+  const seen = new Set();
+  const text = (v, path, depth) => {
+    switch (typeof v) {
+      case 'string':
+        if (!wellFormed(v)) throw inputError('HV_INVALID_ARGUMENT', `${path} contains a lone UTF-16 surrogate (not a well-formed string)`);
+        return JSON.stringify(v);
+      case 'number':
+        if (!Number.isFinite(v)) throw inputError('HV_INVALID_ARGUMENT', `${path} is ${v}, which JSON cannot carry`);
+        return JSON.stringify(v);
+      case 'boolean':
+        return v ? 'true' : 'false';
+      case 'object':
+        break;
+      default:
+        throw inputError('HV_INVALID_ARGUMENT', `${path} is ${typeof v === 'undefined' ? 'undefined' : `a ${typeof v}`}, which JSON cannot carry`);
+    }
+    if (v === null) return 'null';
+    if (depth >= MAX_FILTER_NESTING) throw inputError('HV_INVALID_ARGUMENT', `${path}: the filter is nested deeper than ${MAX_FILTER_NESTING} levels`);
+    if (seen.has(v)) throw inputError('HV_INVALID_ARGUMENT', `${path} refers back to itself (a cycle)`);
+    const array = Array.isArray(v);
+    if (!array && !isPlain(v)) {
+      const kind = v?.constructor?.name;
+      throw inputError('HV_INVALID_ARGUMENT', `${path} is ${typeof kind === 'string' && kind ? `a ${kind}` : 'an object that is not a plain object'}; a filter holds only plain objects, arrays, strings, finite numbers, booleans and null`);
+    }
+    seen.add(v);
+    let out;
+    if (array) {
+      const n = lengthOf(v, path);
+      if (n > MAX_BATCH) throw inputError('HV_INVALID_ARGUMENT', `${path} has ${n} elements; at most ${MAX_BATCH}`);
+      const parts = [];
+      for (let i = 0; i < n; i++) parts.push(text(v[i], `${path}[${i}]`, depth + 1));
+      out = `[${parts.join(',')}]`;
+    } else {
+      if (Object.getOwnPropertySymbols(v).length > 0) throw inputError('HV_INVALID_ARGUMENT', `${path} has a symbol key, which JSON cannot carry`);
+      const parts = [];
+      for (const key of Object.keys(v)) {
+        const p = keyPath(path, key);
+        if (!wellFormed(key)) throw inputError('HV_INVALID_ARGUMENT', `${p}: the key contains a lone UTF-16 surrogate`);
+        parts.push(`${JSON.stringify(key)}:${text(v[key], p, depth + 1)}`);
+      }
+      out = `{${parts.join(',')}}`;
+    }
+    seen.delete(v);
+    return out;
+  };
+  return text(filter, what, 0);
+}
+
+const wellFormed = (s) => (typeof s.isWellFormed === 'function' ? s.isWellFormed() : !LONE_SURROGATE.test(s));
+
+/**
+ * An allow-list of record ids → JSON array text (numbers → numeric ids, strings → string ids).
+ * Each id's type is checked here; its value (a non-negative safe integer) by the core.
+ */
+export function toIdList(ids, what = 'ids') {
+  if (!Array.isArray(ids)) throw inputError('HV_INVALID_ARGUMENT', `${what} must be an array of record ids`);
+  const n = lengthOf(ids, what);
+  if (n > MAX_BATCH) throw inputError('HV_INVALID_ARGUMENT', `${n} ${what} in one call; at most ${MAX_BATCH}`);
+  const parts = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const id = checkId(ids[i], `${what}[${i}]`);
+    if (typeof id === 'number' && !Number.isFinite(id)) {
+      throw inputError('HV_INVALID_ARGUMENT', `${what}[${i}] must be a non-negative safe integer, got ${id}`);
+    }
+    parts[i] = JSON.stringify(id);
+  }
+  return `[${parts.join(',')}]`;
+}
+
+const LIST_KEYS = ['filter', 'limit', 'cursor', 'includeVectors'];
+
+/** `list` options → `[filterJson | undefined, limit | undefined, cursor | undefined, includeVectors]`. */
+export function toListOptions(opts = {}) {
+  if (opts === null || typeof opts !== 'object') {
+    throw inputError('HV_INVALID_ARGUMENT', 'list options must be an object such as { limit: 100 }');
+  }
+  refuseUnknown(opts, LIST_KEYS, 'list');
+  const { filter, limit, cursor, includeVectors = false } = opts;
+  if (limit !== undefined && typeof limit !== 'number') throw inputError('HV_INVALID_ARGUMENT', `limit must be a positive integer, got ${typeof limit}`);
+  if (cursor !== undefined && cursor !== null && typeof cursor !== 'string') {
+    throw inputError('HV_INVALID_ARGUMENT', `cursor must be the string a previous list() returned (or null), got ${typeof cursor}`);
+  }
+  if (typeof includeVectors !== 'boolean') throw inputError('HV_INVALID_ARGUMENT', `includeVectors must be a boolean, got ${typeof includeVectors}`);
+  return [filter === undefined ? undefined : toFilter(filter), limit, cursor ?? undefined, includeVectors];
 }
 
 const INDEX_KEYS = { R: 'r', r: 'r', L: 'l', l: 'l', alpha: 'alpha', passes: 'passes', bits: 'bits', seed: 'seed' };

@@ -47,3 +47,9 @@ export function loadSample() {
   const texts = (f: string) => gunzipSync(readFileSync(dir + f)).toString('utf8').trim().split('\n').map((l) => JSON.parse(l).text as string);
   return { n: b.n, dim: b.dim, base, queries, gt, gtDist, texts };
 }
+
+/** The source of each base text (`wordnet`, `gcide`, `fortune`, `foldoc`, `jargon`): the prefix of its id. */
+export function loadSources(): string[] {
+  return gunzipSync(readFileSync(dir + 'texts_base.jsonl.gz')).toString('utf8').trim().split('\n')
+    .map((l) => (JSON.parse(l).id as string).split(':')[0]);
+}
