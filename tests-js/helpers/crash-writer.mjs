@@ -39,11 +39,13 @@ for (;;) {
   inflight.add(p);
   p.finally(() => inflight.delete(p));
   if (inflight.size >= 8) await Promise.race(inflight);
-  // now and then a delete of an acknowledged earlier batch's first record, durable too
+  // now and then a delete of an acknowledged earlier batch's first record, durable too: every
+  // other one by filter (deleteWhere on its metadata), which must be just as durable
   if (b % 7 === 6) {
     const victim = `${tag}-${b - 6}-0`;
     writeSync(1, `dsub ${b - 6}\n`);
-    const d = col.delete([victim]).then((k) => writeSync(1, `del ${b - 6} ${k}\n`));
+    const del = b % 14 === 6 ? col.deleteWhere({ id: victim }) : col.delete([victim]);
+    const d = del.then((k) => writeSync(1, `del ${b - 6} ${k}\n`));
     inflight.add(d);
     d.finally(() => inflight.delete(d));
   }
