@@ -3,7 +3,7 @@
 //! (range filters over a seeded integer attribute), each strategy forced in turn, recall@10
 //! against a brute-force filtered truth and single-thread QPS.
 //!
-//! `cargo run -p horosvec-core --release --example filter_threshold -- <base.fvecs> <query.fvecs> [n] [nq]`
+//! `cargo run -p horosvec-core --release --example filter_threshold -- <base.fvecs> <query.fvecs> [n] [nq] [ef]`
 //! (one JSON record per line on stdout, kept in `bench-results/filter-threshold/<rev>.jsonl`;
 //! `HV_GRID=0.01,0.1` measures other selectivities).
 
@@ -42,6 +42,7 @@ fn main() {
     let a: Vec<String> = std::env::args().collect();
     let n: usize = a.get(3).map_or(20_000, |s| s.parse().unwrap());
     let nq: usize = a.get(4).map_or(200, |s| s.parse().unwrap());
+    let ef: usize = a.get(5).map_or(64, |s| s.parse().unwrap());
     let (dim, base) = fvecs(&a[1], n);
     let (_, queries) = fvecs(&a[2], nq);
     let n = base.len() / dim;
@@ -99,6 +100,7 @@ fn main() {
             o.filter = Some(f.clone());
             o.strategy = Some(forced);
             o.include_metadata = false;
+            o.ef = Some(ef);
             let before = col.stats().filtered.fallbacks;
             let (mut found, mut hits) = (0usize, 0usize);
             let t = Instant::now();
@@ -116,7 +118,7 @@ fn main() {
             let secs = t.elapsed().as_secs_f64();
             let total: usize = truth.iter().map(Vec::len).sum();
             println!(
-                r#"{{"selectivity":{s},"matches":{matches},"strategy":"{name}","recall_at_10":{:.4},"mean_hits":{:.2},"qps":{:.1},"fallbacks_per_query":{:.3},"n":{n},"nq":{nq},"k":{k},"ef":64,"threads":1,"dataset":"minilm384","metric":"cosine","kernel":"{}"}}"#,
+                r#"{{"selectivity":{s},"matches":{matches},"strategy":"{name}","recall_at_10":{:.4},"mean_hits":{:.2},"qps":{:.1},"fallbacks_per_query":{:.3},"n":{n},"nq":{nq},"k":{k},"ef":{ef},"threads":1,"dataset":"minilm384","metric":"cosine","kernel":"{}"}}"#,
                 if total == 0 {
                     1.0
                 } else {
