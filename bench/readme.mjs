@@ -28,6 +28,7 @@ const WRITERS = {
   'crash-test': 'node scripts/crash-test.mjs',
   'durable-writes': 'node bench/durable-writes.mjs',
   'ef-sweep': 'node bench/ef-sweep.mjs --json (formerly `horosvec bench --json`)',
+  'filter-threshold': 'cargo run -p horosvec-core --release --example filter_threshold (core/examples/filter_threshold.rs)',
   'flat-threshold': 'node bench/flat-threshold.mjs --json',
   membw: 'a memory-bandwidth probe (no script kept)',
   'segments-mixed': 'node bench/segments.mjs --phase mixed',

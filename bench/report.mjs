@@ -1248,14 +1248,15 @@ function filteredTargets(cells, all, setName, out) {
 /**
  * horosvec / competitor QPS at the target recall for the filtered targets: "not reached" on our
  * side is a loss, on the competitor's a win (∞); a lower bound (≥: the smallest ef measured
- * already exceeds the recall, and ef 16 is close to the floor k = 10 of both engines) is taken as
- * the series' QPS at the target, so every pair of measured values gives a ratio.
+ * already exceeds the recall; ef 16, where the sweep starts, is close to the floor k = 10 of both
+ * engines) is taken as the series' QPS at the target, so every pair of measured values gives a
+ * ratio (conservative for a horosvec series measured from its default ef only: segmented, wasm).
  */
 function filteredRatio(h, c) {
   if (h.kind === 'none') return c.kind === 'none' ? { text: 'neither reaches it', value: 0, loss: true } : { text: 'not reached', value: 0, loss: true };
   if (c.kind === 'none') return { text: '∞', value: Infinity, loss: false };
   const value = h.qps / c.qps;
-  const note = h.kind === 'lower' || c.kind === 'lower' ? ` (${[h.kind === 'lower' && SUBJECT, c.kind === 'lower' && FILTER_COMPETITOR].filter(Boolean).join(' and ')} at the smallest ef, already above the recall)` : '';
+  const note = h.kind === 'lower' || c.kind === 'lower' ? ` (${[h.kind === 'lower' && SUBJECT, c.kind === 'lower' && FILTER_COMPETITOR].filter(Boolean).join(' and ')} at the smallest ef measured, already above the recall)` : '';
   return { text: `${fmtRatio(value)}${note}`, value, loss: value < 1 };
 }
 
