@@ -93,6 +93,7 @@ fn main() {
         }
         for (name, forced) in [
             ("scan", Strategy::Scan),
+            ("code-scan", Strategy::CodeScan { ef: 0 }),
             ("two-hop", Strategy::TwoHop { ef: 0 }),
             ("walk", Strategy::Walk { ef: 0 }),
         ] {

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use horosvec_core::filter::strategy::Strategy;
 use horosvec_core::{
     args, Collection, Filter, IndexParams, ListQuery, Metric, SearchOptions, VectorId,
 };
@@ -112,6 +113,7 @@ fn k_guarantee_exactness_and_recall_in_memory() {
         assert_eq!(col.count(Some(&f)), matches, "{}", f.text());
         let mut found = 0;
         let mut total = 0;
+        let (mut forced_found, mut forced_total) = (0, 0);
         for q in qs.chunks_exact(DIM) {
             let truth = brute(&meta, &v, q, &f, k);
             let exact = col.search(q, &opts(k, &f, Some(true))).unwrap();
@@ -120,6 +122,19 @@ fn k_guarantee_exactness_and_recall_in_memory() {
             assert_eq!(approx.len(), k.min(matches), "hits {}", f.text());
             found += ids(&approx).iter().filter(|i| truth.contains(i)).count();
             total += truth.len();
+            // every strategy, forced, keeps the k guarantee and the floor
+            for forced in [
+                Strategy::CodeScan { ef: 0 },
+                Strategy::TwoHop { ef: 0 },
+                Strategy::Walk { ef: 0 },
+            ] {
+                let mut o = opts(k, &f, None);
+                o.strategy = Some(forced);
+                let h = col.search(q, &o).unwrap();
+                assert_eq!(h.len(), k.min(matches), "hits {} {forced:?}", f.text());
+                forced_found += ids(&h).iter().filter(|i| truth.contains(i)).count();
+                forced_total += truth.len();
+            }
         }
         let recall = if total == 0 {
             1.0
@@ -131,9 +146,20 @@ fn k_guarantee_exactness_and_recall_in_memory() {
             "recall {recall} below {floor} for {}",
             f.text()
         );
+        if forced_total > 0 {
+            let r = forced_found as f64 / forced_total as f64;
+            assert!(
+                r >= floor,
+                "forced recall {r} below {floor} for {}",
+                f.text()
+            );
+        }
     }
     let s = col.stats().filtered;
-    assert!(s.two_hop > 0 && s.walks > 0 && s.scans > 0, "{s:?}");
+    assert!(
+        s.code_scans > 0 && s.two_hop > 0 && s.walks > 0 && s.scans > 0,
+        "{s:?}"
+    );
 }
 
 #[test]

@@ -168,6 +168,62 @@ impl AnnIndex {
     }
 }
 
+impl AnnIndex {
+    /// The `k` best of `rows` (live nodes of this index, e.g. a filter's matches) without a
+    /// walk: every row's RaBitQ estimate, then the exact rerank of the best `rerank` estimates
+    /// (a brute force over the codes, cheaper than a walk when the rows are a few thousand).
+    /// `None` when the index has no codes (L1).
+    ///
+    /// # Errors
+    /// As [`AnnIndex::search`].
+    pub fn scan_codes(
+        &self,
+        view: &FlatView<'_>,
+        q: &[f32],
+        prepared: &[f32],
+        k: usize,
+        rerank: usize,
+        rows: impl Iterator<Item = u32>,
+    ) -> Option<Result<Vec<crate::flat::Hit>>> {
+        let codes = self.codes.as_ref()?;
+        let mut scratch = self
+            .pool
+            .lock()
+            .ok()
+            .and_then(|mut p| p.pop())
+            .unwrap_or_else(|| Scratch {
+                walk: SearchScratch::new(),
+                query: None,
+            });
+        let pq = scratch.query.get_or_insert_with(|| codes.new_query());
+        let result = codes.prepare_into(q, pq).map(|()| {
+            pq.set_epsilon0(RERANK_EPSILON0);
+            let pq: &PreparedQuery = pq;
+            let nodes = self.graph.len() as u32;
+            let mut est: Vec<(f32, u32)> = rows
+                .filter(|&r| r < nodes)
+                .map(|r| (codes.estimate(pq, r), r))
+                .collect();
+            let keep = rerank.max(k).min(est.len());
+            if keep < est.len() {
+                est.select_nth_unstable_by(keep, |a, b| a.0.total_cmp(&b.0));
+                est.truncate(keep);
+            }
+            est.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+            let mut top = TopK::new(k);
+            rerank_into(view, prepared, &est, &mut top, |node| {
+                let (e, bound) = codes.estimate_with_bound(pq, node);
+                e - bound
+            });
+            top.into_sorted()
+        });
+        if let Ok(mut p) = self.pool.lock() {
+            p.push(scratch);
+        }
+        Some(result)
+    }
+}
+
 /// The walk `restrict` asks for; the candidates, best estimate first.
 fn run_walk<Q: QueryDistance>(
     graph: &graph::Graph,

@@ -30,6 +30,8 @@ pub const MAX_LIST_LIMIT: usize = 10_000;
 pub struct FilterCounts {
     /// Exact scans of the matches (few matches, `exact: true`, or no index).
     pub scans: u64,
+    /// Scans of the matches' RaBitQ codes with an exact rerank.
+    pub code_scans: u64,
     /// Two-hop walks (middle selectivity).
     pub two_hop: u64,
     /// Plain walks keeping the matches (high selectivity).
@@ -42,6 +44,7 @@ pub struct FilterCounts {
 #[derive(Debug, Default)]
 pub(super) struct Counters {
     scans: AtomicU64,
+    code_scans: AtomicU64,
     two_hop: AtomicU64,
     walks: AtomicU64,
     fallbacks: AtomicU64,
@@ -52,6 +55,7 @@ impl Counters {
         let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
         FilterCounts {
             scans: g(&self.scans),
+            code_scans: g(&self.code_scans),
             two_hop: g(&self.two_hop),
             walks: g(&self.walks),
             fallbacks: g(&self.fallbacks),
@@ -99,6 +103,7 @@ pub struct ListPage {
 }
 
 /// The matching live rows of one segment.
+#[derive(Debug)]
 pub(super) struct Matches {
     rows: RowSet,
     count: usize,
@@ -114,7 +119,48 @@ impl Matches {
     }
 }
 
+/// What a cached selection was made from: the filter and the state of the collection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct SelectionKey {
+    version: u64,
+    rows: usize,
+    parts: usize,
+    tombstones: usize,
+    filter: String,
+}
+
+/// The last few selections (a query cache: filters such as a tenant's repeat from query to
+/// query, and a selection costs a pass over the matching rows). Cleared by nothing: an entry
+/// whose key no longer matches the collection is never hit, and is pushed out by new ones.
+#[derive(Debug, Default)]
+pub(super) struct SelectionCache(std::sync::Mutex<Vec<(SelectionKey, Arc<Selection>)>>);
+
+/// Selections the cache keeps.
+const CACHED_SELECTIONS: usize = 4;
+
+impl SelectionCache {
+    fn get(&self, key: &SelectionKey) -> Option<Arc<Selection>> {
+        let mut v = self.0.lock().ok()?;
+        let i = v.iter().position(|(k, _)| k == key)?;
+        let e = v.remove(i);
+        let hit = e.1.clone();
+        v.push(e);
+        Some(hit)
+    }
+
+    fn put(&self, key: SelectionKey, sel: Arc<Selection>) {
+        if let Ok(mut v) = self.0.lock() {
+            v.retain(|(k, _)| k.version == key.version);
+            if v.len() >= CACHED_SELECTIONS {
+                v.remove(0);
+            }
+            v.push((key, sel));
+        }
+    }
+}
+
 /// What a filter (and allow-list) selects in every segment.
+#[derive(Debug)]
 pub(super) struct Selection {
     mutable: Matches,
     parts: Vec<Matches>,
@@ -128,6 +174,32 @@ impl Selection {
 }
 
 impl Collection {
+    /// The selection of `filter` (no allow-list), from the cache of recent selections when the
+    /// collection has not changed since it was made.
+    pub(super) fn select_cached(&self, filter: &Filter) -> Arc<Selection> {
+        let key = SelectionKey {
+            version: self.version,
+            rows: self.mutable.rows.len(),
+            parts: self.segments.parts.len(),
+            tombstones: self.segments.parts.iter().map(|p| p.n_deleted).sum(),
+            filter: filter.text().to_owned(),
+        };
+        if let Some(hit) = self.selections.get(&key) {
+            return hit;
+        }
+        let sel = Arc::new(self.select(Some(filter), None));
+        self.selections.put(key, sel.clone());
+        sel
+    }
+
+    /// The selection of a restricted search: cached when it has a filter and no allow-list.
+    pub(super) fn selection_for(&self, opts: &SearchOptions) -> Arc<Selection> {
+        match (&opts.filter, &opts.ids) {
+            (Some(f), None) => self.select_cached(f),
+            (f, ids) => Arc::new(self.select(f.as_deref(), ids.as_deref().map(|v| &v[..]))),
+        }
+    }
+
     /// True when `opts` restricts the search to some records.
     pub(super) fn restricted(opts: &SearchOptions) -> bool {
         opts.filter.is_some() || opts.ids.is_some()
@@ -239,10 +311,34 @@ impl Collection {
             Some(forced) => forced.with_ef(m.count, live, k, ef),
             None => choose(m.count, live, k, ef, ix.is_some(), opts.exact),
         };
+        if let (Strategy::CodeScan { ef }, Some(ix)) = (strategy, ix) {
+            let n = ix.len();
+            let mut hits = match ix.scan_codes(walk, query, q, k, ef, m.rows.iter()) {
+                Some(h) => h?,
+                None => {
+                    Counters::bump(&c.scans);
+                    return Ok(exact());
+                }
+            };
+            if scan.seqs.len() > n {
+                hits.extend(flat::search_rows(
+                    scan,
+                    q,
+                    k,
+                    m.rows.iter().filter(|&r| r as usize >= n),
+                ));
+                hits.sort_unstable_by(|a, b| a.dist.total_cmp(&b.dist).then(a.seq.cmp(&b.seq)));
+                hits.truncate(k);
+            }
+            Counters::bump(&c.code_scans);
+            return Ok(hits);
+        }
         let (ix, ef, restrict) = match (strategy, ix) {
             (Strategy::TwoHop { ef }, Some(ix)) => {
                 (ix, ef, Restrict::TwoHop(&m.rows, &m.seeds[..]))
             }
+            // every live record matches: the unfiltered walk (tombstones come from the view)
+            (Strategy::Walk { ef }, Some(ix)) if m.count == live => (ix, ef, Restrict::None),
             (Strategy::Walk { ef }, Some(ix)) => (ix, ef, Restrict::Walk(&m.rows)),
             _ => {
                 Counters::bump(&c.scans);
@@ -279,7 +375,7 @@ impl Collection {
     pub fn count(&self, filter: Option<&Filter>) -> usize {
         match filter {
             None => self.len(),
-            Some(f) => self.select(Some(f), None).count(),
+            Some(f) => self.select_cached(f).count(),
         }
     }
 

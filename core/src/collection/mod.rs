@@ -115,6 +115,8 @@ pub struct Collection {
     version: u64,
     /// The strategies filtered searches took ([`Stats::filtered`]).
     filter_counts: filtered::Counters,
+    /// Recent filter selections (`filtered::SelectionCache`).
+    selections: filtered::SelectionCache,
 }
 
 /// Where a live record is.
@@ -142,6 +144,7 @@ impl Collection {
             dirty: DirtyIds::default(),
             version: 0,
             filter_counts: filtered::Counters::default(),
+            selections: filtered::SelectionCache::default(),
         })
     }
 

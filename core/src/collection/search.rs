@@ -44,7 +44,7 @@ impl Collection {
         flat::prepare_query(self.metric(), query, &mut q);
         let k = opts.k.min(self.len().max(1));
         if Collection::restricted(opts) {
-            let sel = self.select(opts.filter.as_deref(), opts.ids.as_deref().map(|v| &v[..]));
+            let sel = self.selection_for(opts);
             let hits = self.search_selected(query, &q, k, opts, &sel)?;
             return self.hits(hits, opts);
         }
@@ -99,7 +99,7 @@ impl Collection {
         let rows = |j: usize| j * dim..(j + 1) * dim;
         let numbers: Vec<usize> = (0..nq).collect();
         if Collection::restricted(opts) {
-            let sel = self.select(opts.filter.as_deref(), opts.ids.as_deref().map(|v| &v[..]));
+            let sel = self.selection_for(opts);
             return map_pool(&numbers, |&j| {
                 self.search_selected(&queries[rows(j)], &prepared[rows(j)], k, opts, &sel)
                     .and_then(|h| self.hits(h, opts))

@@ -3,18 +3,25 @@
 //! The thresholds were measured on minilm384 (384-d sentence embeddings, 20,000 records, cosine,
 //! k = 10, ef = 64, one thread) by `core/examples/filter_threshold.rs`, which forces each
 //! strategy over a grid of selectivities (records in `bench-results/filter-threshold/`):
-//! - an exact scan of the matches beat the two-hop walk up to about 2,000 matches (1,966
-//!   matches: 2,429 vs 2,039 QPS; 3,892: 1,998 vs 2,584) and is exact, so [`SCAN_MAX`] is 2,000;
-//! - the two-hop walk beat the plain walk below 30 % selectivity (10 %: 2,039 vs 1,354 QPS at
-//!   recall 0.984 vs 0.997); from 30 % its recall falls (0.963 at 30 %, 0.945 at 50 %) while
-//!   the plain walk's stays above 0.98 at a cost that approaches the unfiltered walk's (50 %:
-//!   4,826 vs 4,451 QPS), so [`WALK_MIN`] is 0.3.
+//! - an exact scan of the matches is fastest up to a few hundred (202 matches: 64,001 QPS vs
+//!   47,578 for the code scan) and is exact, so [`SCAN_MAX`] is 500;
+//! - a scan of the matches' RaBitQ codes with an exact rerank of the best ef beat every walk
+//!   up to about 8,000 matches (1,966: 15,495 QPS at recall 0.990, against 3,272 for the two-hop
+//!   walk and 4,308 for the exact scan; 7,943: 4,955 vs 4,892 for the plain walk; 9,916: 3,661
+//!   vs 5,416), so [`CODE_SCAN_MAX`] is 8,000 (its cost grows with the matches, a walk's does not);
+//! - past that, the two-hop walk beat the plain walk below 30 % selectivity (10 %: 2,039 vs
+//!   1,354 QPS at recall 0.984 vs 0.997); from 30 % its recall falls (0.963 at 30 %, 0.945 at
+//!   50 %) while the plain walk's stays above 0.98 at a cost that approaches the unfiltered
+//!   walk's, so [`WALK_MIN`] is 0.3. A filter matching every live record of a segment walks it
+//!   as an unfiltered search does.
 //!
 //! Record: `bench-results/filter-threshold/9a3caf4.jsonl` (a machine shared with builds: the
 //! ratios within one run are what counts).
 
-/// Most matches scanned exactly rather than walked.
-pub const SCAN_MAX: usize = 2_000;
+/// Most matches scanned exactly.
+pub const SCAN_MAX: usize = 500;
+/// Most matches whose codes are scanned (with an exact rerank) rather than walked.
+pub const CODE_SCAN_MAX: usize = 8_000;
 /// Selectivity (matches / live records of the segment) from which the plain walk is used.
 pub const WALK_MIN: f64 = 0.3;
 
@@ -23,6 +30,11 @@ pub const WALK_MIN: f64 = 0.3;
 pub enum Strategy {
     /// An exact scan of the matching records.
     Scan,
+    /// Every match's RaBitQ estimate, then the exact rerank of the best `ef`.
+    CodeScan {
+        /// Candidates reranked exactly.
+        ef: usize,
+    },
     /// The two-hop walk (ACORN-1) with this ef.
     TwoHop {
         /// List size.
@@ -41,6 +53,7 @@ impl Strategy {
         let ef = ef.max(k);
         match self {
             Strategy::Scan => Strategy::Scan,
+            Strategy::CodeScan { .. } => Strategy::CodeScan { ef },
             Strategy::TwoHop { .. } => Strategy::TwoHop { ef },
             Strategy::Walk { .. } => Strategy::Walk {
                 ef: walk_ef(ef, matches as f64 / live.max(1) as f64),
@@ -70,8 +83,11 @@ pub fn choose(
     if !indexed || exact == Some(true) || (exact.is_none() && small) || matches == 0 {
         return Strategy::Scan;
     }
-    let s = matches as f64 / live.max(1) as f64;
     let ef = ef.max(k);
+    if exact.is_none() && matches <= CODE_SCAN_MAX {
+        return Strategy::CodeScan { ef };
+    }
+    let s = matches as f64 / live.max(1) as f64;
     if s >= WALK_MIN {
         Strategy::Walk { ef: walk_ef(ef, s) }
     } else {
@@ -89,8 +105,13 @@ mod tests {
         for (m, n, k, ef, ix, ex, want) in [
             (0, 10_000, 10, 64, true, None, Scan),
             (5, 10_000, 10, 64, true, None, Scan),
-            (2_000, 100_000, 10, 64, true, None, Scan),
-            (2_001, 100_000, 10, 64, true, None, TwoHop { ef: 64 }),
+            (500, 100_000, 10, 64, true, None, Scan),
+            (501, 100_000, 10, 64, true, None, CodeScan { ef: 64 }),
+            (8_000, 100_000, 10, 64, true, None, CodeScan { ef: 64 }),
+            (8_000, 100_000, 100, 64, true, None, CodeScan { ef: 100 }),
+            (8_001, 100_000, 10, 64, true, None, TwoHop { ef: 64 }),
+            (8_000, 8_000, 10, 64, true, None, CodeScan { ef: 64 }),
+            (20_000, 20_000, 10, 64, true, None, Walk { ef: 64 }),
             (29_999, 100_000, 10, 64, true, None, TwoHop { ef: 64 }),
             (40_000, 100_000, 10, 64, true, None, Walk { ef: 160 }),
             (100_000, 100_000, 10, 64, true, None, Walk { ef: 64 }),
