@@ -375,13 +375,14 @@ export interface CollectionStats {
   /**
    * How the segment searches of filtered queries ran since the collection was made or opened
    * (one count per segment searched). Each segment picks by its exact match count: an exact
-   * scan of the matches up to 2,000 of them (always with `exact: true` or without an index; never
-   * with `exact: false` when there is one); a
-   * two-hop walk (ACORN-1: scores only matches, routes through the others) below 30 %
-   * selectivity; a plain walk keeping the matches from 30 %. A walk that finds fewer than
-   * `min(k, matches)` is redone as a scan (`fallbacks`).
+   * scan of the matches up to 500 of them (always with `exact: true` or without an index);
+   * a scan of the matches' RaBitQ codes with an exact rerank up to 6,000 (`codeScans`); past
+   * that a two-hop walk (ACORN-1: scores only matches, routes through the others) below 30 %
+   * selectivity and a plain walk keeping the matches from 30 % (`exact: false` skips both
+   * scans whenever there is an index). A walk that finds fewer than `min(k, matches)` is redone
+   * as an exact scan (`fallbacks`). Thresholds: `core/src/filter/strategy.rs`.
    */
-  filtered: { scans: number; twoHop: number; walks: number; fallbacks: number };
+  filtered: { scans: number; codeScans: number; twoHop: number; walks: number; fallbacks: number };
   /**
    * Durable collections only: transactions committed since open, one sync each with durability
    * `'full'`. Group commit makes it smaller than the number of writes acknowledged.

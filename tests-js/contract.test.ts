@@ -12,7 +12,7 @@ describe.each(backends)('%s backend', (name, hv) => {
     if (name === 'wasm') expect(hv.kernel).toBe('wasm-simd128');
     const col = hv.Collection.create({ dim: 4 });
     const s = col.stats();
-    expect(s).toMatchObject({ size: 0, dim: 4, metric: 'l2', kernel: hv.kernel, mode: 'exact', backend: name, warmingSegments: 0, filtered: { scans: 0, twoHop: 0, walks: 0, fallbacks: 0 } });
+    expect(s).toMatchObject({ size: 0, dim: 4, metric: 'l2', kernel: hv.kernel, mode: 'exact', backend: name, warmingSegments: 0, filtered: { scans: 0, codeScans: 0, twoHop: 0, walks: 0, fallbacks: 0 } });
     expect(s.threads).toBeGreaterThanOrEqual(1);
     expect(col.metric).toBe('l2');
     expect(col.dim).toBe(4);

@@ -269,7 +269,7 @@ describe.each(backends)('%s backend: filters', (_name, hv) => {
     ];
     const nq = 20;
     const queries = s.queries.data.subarray(0, nq * s.dim);
-    expect(col.stats().filtered).toEqual({ scans: 0, twoHop: 0, walks: 0, fallbacks: 0 });
+    expect(col.stats().filtered).toEqual({ scans: 0, codeScans: 0, twoHop: 0, walks: 0, fallbacks: 0 });
     for (const [label, filter, count] of cases) {
       expect(await col.count(filter), label).toBe(count);
       const want = Math.min(k, count);
@@ -297,10 +297,12 @@ describe.each(backends)('%s backend: filters', (_name, hv) => {
       }
       if (want > 0) expect(found / (want * nq), `${label}: recall@10`).toBeGreaterThanOrEqual(0.9);
     }
-    // the default picked the scan (at most 2,000 matches) or the plain walk (99 %); exact: false
-    // walks: two-hop below 30 % selectivity (what came back short was redone as a scan)
+    // the default picked the exact scan (at most 500 matches) or the code scan (99 %: 2,970);
+    // exact: false walks: two-hop below 30 % selectivity, plain from 30 % (what came back short
+    // was redone as a scan)
     const used = col.stats().filtered;
     expect(used.scans).toBeGreaterThan(0);
+    expect(used.codeScans).toBeGreaterThan(0);
     expect(used.twoHop).toBeGreaterThan(0);
     expect(used.walks).toBeGreaterThan(0);
     await col.close();

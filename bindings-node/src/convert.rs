@@ -157,6 +157,8 @@ pub struct RawStats {
 pub struct RawFilterCounts {
     /// Exact scans of the matches (count).
     pub scans: f64,
+    /// Scans of the matches' RaBitQ codes with an exact rerank (count).
+    pub code_scans: f64,
     /// Two-hop (ACORN-1) walks, at middle selectivity (count).
     pub two_hop: f64,
     /// Plain walks keeping the matches, at high selectivity (count).
@@ -169,6 +171,7 @@ pub struct RawFilterCounts {
 pub fn filter_counts_out(c: horosvec_core::collection::FilterCounts) -> RawFilterCounts {
     RawFilterCounts {
         scans: c.scans as f64,
+        code_scans: c.code_scans as f64,
         two_hop: c.two_hop as f64,
         walks: c.walks as f64,
         fallbacks: c.fallbacks as f64,

@@ -157,6 +157,7 @@ pub fn stats_out(s: &horosvec_core::Stats) -> JsValue {
     set(&o, "warmingSegments", &(s.warming_segments as f64).into());
     let f = Object::new();
     set(&f, "scans", &(s.filtered.scans as f64).into());
+    set(&f, "codeScans", &(s.filtered.code_scans as f64).into());
     set(&f, "twoHop", &(s.filtered.two_hop as f64).into());
     set(&f, "walks", &(s.filtered.walks as f64).into());
     set(&f, "fallbacks", &(s.filtered.fallbacks as f64).into());

@@ -14,17 +14,20 @@ mod index;
 mod input;
 mod mutable;
 mod options;
+mod queries;
 mod rows;
 mod search;
 mod segments;
+mod selection;
 #[cfg_attr(not(feature = "durable"), allow(dead_code))]
 mod swap;
 mod validate;
 mod write;
 
-pub use filtered::{FilterCounts, ListPage, ListQuery, ListedRecord, MAX_LIST_LIMIT};
+pub use filtered::FilterCounts;
 pub use graph_io::{ExportedGraph, ImportReport, NO_NEIGHBOR};
 pub use options::SearchOptions;
+pub use queries::{ListPage, ListQuery, ListedRecord, MAX_LIST_LIMIT};
 pub(crate) use segments::SealedPart;
 #[cfg(feature = "durable")]
 pub(crate) use swap::{CompactionTicket, InterimTicket, SealInput, SealTicket, SwapOutcome};
@@ -115,8 +118,8 @@ pub struct Collection {
     version: u64,
     /// The strategies filtered searches took ([`Stats::filtered`]).
     filter_counts: filtered::Counters,
-    /// Recent filter selections (`filtered::SelectionCache`).
-    selections: filtered::SelectionCache,
+    /// Recent filter selections (`selection::SelectionCache`).
+    selections: selection::SelectionCache,
 }
 
 /// Where a live record is.
@@ -144,7 +147,7 @@ impl Collection {
             dirty: DirtyIds::default(),
             version: 0,
             filter_counts: filtered::Counters::default(),
-            selections: filtered::SelectionCache::default(),
+            selections: selection::SelectionCache::default(),
         })
     }
 

@@ -3,25 +3,27 @@
 //! The thresholds were measured on minilm384 (384-d sentence embeddings, 20,000 records, cosine,
 //! k = 10, ef = 64, one thread) by `core/examples/filter_threshold.rs`, which forces each
 //! strategy over a grid of selectivities (records in `bench-results/filter-threshold/`):
-//! - an exact scan of the matches is fastest up to a few hundred (202 matches: 64,001 QPS vs
-//!   47,578 for the code scan) and is exact, so [`SCAN_MAX`] is 500;
+//! - an exact scan of the matches is fastest up to a few hundred (379 matches: 40,448 QPS vs
+//!   36,292 for the code scan; 981: 5,844 vs 20,485) and is exact, so [`SCAN_MAX`] is 500;
 //! - a scan of the matches' RaBitQ codes with an exact rerank of the best ef beat every walk
-//!   up to about 8,000 matches (1,966: 15,495 QPS at recall 0.990, against 3,272 for the two-hop
-//!   walk and 4,308 for the exact scan; 7,943: 4,955 vs 4,892 for the plain walk; 9,916: 3,661
-//!   vs 5,416), so [`CODE_SCAN_MAX`] is 8,000 (its cost grows with the matches, a walk's does not);
-//! - past that, the two-hop walk beat the plain walk below 30 % selectivity (10 %: 2,039 vs
-//!   1,354 QPS at recall 0.984 vs 0.997); from 30 % its recall falls (0.963 at 30 %, 0.945 at
-//!   50 %) while the plain walk's stays above 0.98 at a cost that approaches the unfiltered
+//!   up to about 6,000 matches (1,966: 12,241 QPS at recall 0.990, against 2,596 for the
+//!   two-hop walk, 1,176 for the plain walk and 2,968 for the exact scan; 5,943: 2,943 vs
+//!   2,454 for the plain walk; 7,943: 2,559 vs 2,953), so [`CODE_SCAN_MAX`] is 6,000 (its cost
+//!   grows with the matches, a walk's hardly does);
+//! - past that, the two-hop walk beats the plain walk below 30 % selectivity (20 %: 2,850 vs
+//!   1,924 QPS at recall 0.972 vs 0.990); from 30 % its recall falls (0.963 at 30 %, 0.945 at
+//!   50 %) while the plain walk's stays near 0.98 at a cost that approaches the unfiltered
 //!   walk's, so [`WALK_MIN`] is 0.3. A filter matching every live record of a segment walks it
 //!   as an unfiltered search does.
 //!
-//! Record: `bench-results/filter-threshold/9a3caf4.jsonl` (a machine shared with builds: the
-//! ratios within one run are what counts).
+//! Records: `bench-results/filter-threshold/a978878.jsonl` (the figures above) and
+//! `9a3caf4.jsonl` (before the code scan). The machine was shared with builds: the ratios
+//! within one run are what counts.
 
 /// Most matches scanned exactly.
 pub const SCAN_MAX: usize = 500;
 /// Most matches whose codes are scanned (with an exact rerank) rather than walked.
-pub const CODE_SCAN_MAX: usize = 8_000;
+pub const CODE_SCAN_MAX: usize = 6_000;
 /// Selectivity (matches / live records of the segment) from which the plain walk is used.
 pub const WALK_MIN: f64 = 0.3;
 
@@ -107,10 +109,10 @@ mod tests {
             (5, 10_000, 10, 64, true, None, Scan),
             (500, 100_000, 10, 64, true, None, Scan),
             (501, 100_000, 10, 64, true, None, CodeScan { ef: 64 }),
-            (8_000, 100_000, 10, 64, true, None, CodeScan { ef: 64 }),
-            (8_000, 100_000, 100, 64, true, None, CodeScan { ef: 100 }),
-            (8_001, 100_000, 10, 64, true, None, TwoHop { ef: 64 }),
-            (8_000, 8_000, 10, 64, true, None, CodeScan { ef: 64 }),
+            (6_000, 100_000, 10, 64, true, None, CodeScan { ef: 64 }),
+            (6_000, 100_000, 100, 64, true, None, CodeScan { ef: 100 }),
+            (6_001, 100_000, 10, 64, true, None, TwoHop { ef: 64 }),
+            (6_000, 6_000, 10, 64, true, None, CodeScan { ef: 64 }),
             (20_000, 20_000, 10, 64, true, None, Walk { ef: 64 }),
             (29_999, 100_000, 10, 64, true, None, TwoHop { ef: 64 }),
             (40_000, 100_000, 10, 64, true, None, Walk { ef: 160 }),
