@@ -242,6 +242,23 @@ describe.each(backends)('%s backend: filters', (_name, hv) => {
     await col.close();
   });
 
+  it('metadata is indexed to its deepest level (128); deeper metadata is refused at write time; list([]) is refused as options', async () => {
+    const col = hv.Collection.create({ dim: 2 });
+    let m: Record<string, unknown> = { v: 1 };
+    for (let i = 0; i < 100; i++) m = { d: m };
+    await col.add(1, [1, 0], m);
+    const path = `${'d.'.repeat(100)}v`;
+    expect(await col.count({ [path]: 1 })).toBe(1);
+    expect(await col.count({ [path]: { $exists: false } })).toBe(0);
+    expect(await col.deleteWhere({ [path]: { $ne: 1 } })).toBe(0);
+    let deep: unknown = 1;
+    for (let i = 0; i < 200; i++) deep = [deep];
+    await expectInvalid(col.add(2, [0, 1], { deep } as never), 'deeper than 128 levels');
+    expect(col.size).toBe(1);
+    await expectInvalid(col.list([] as never), 'list options must be an object');
+    await col.close();
+  });
+
   it('exactly min(k, matches) hits at tiny selectivity, through the index, on the real sample', async () => {
     const s = loadSample();
     const sources = loadSources();

@@ -358,7 +358,7 @@ const LIST_KEYS = ['filter', 'limit', 'cursor', 'includeVectors'];
 
 /** `list` options → `[filterJson | undefined, limit | undefined, cursor | undefined, includeVectors]`. */
 export function toListOptions(opts = {}) {
-  if (opts === null || typeof opts !== 'object') {
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
     throw inputError('HV_INVALID_ARGUMENT', 'list options must be an object such as { limit: 100 }');
   }
   refuseUnknown(opts, LIST_KEYS, 'list');

@@ -69,7 +69,7 @@ pub fn list_query(
         .map(|c| {
             c.parse::<u64>().map_err(|_| {
                 Error::invalid_argument(format!(
-                    "cursor {c:?} is not one a list() of this collection returned"
+                    "cursor {c:?} is not a list() cursor (the string a previous page returned)"
                 ))
             })
         })

@@ -75,6 +75,14 @@ pub(crate) fn check_batch(
                 "metadata of record {i} is not valid JSON"
             )));
         }
+        let max = crate::metadata::MAX_METADATA_DEPTH;
+        if m.as_deref()
+            .is_some_and(|t| crate::metadata::depth(t) > max)
+        {
+            return Err(Error::invalid_argument(format!(
+                "metadata of record {i} nests arrays and objects deeper than {max} levels"
+            )));
+        }
     }
     let norms = keeps_norms(metric);
     let mut inv_norms = Vec::with_capacity(if norms { n } else { 0 });

@@ -24,8 +24,10 @@ pub(crate) struct Leaf {
     pub(crate) kind: Kind,
 }
 
-/// Deepest nesting of metadata that is indexed; deeper parts have no leaves.
-const MAX_NESTING: usize = 32;
+/// Deepest nesting of metadata that is indexed. Stored metadata is checked by serde_json, whose
+/// parser refuses nesting deeper than 128 levels, so every stored value is indexed; the bound
+/// only keeps the recursion finite.
+const MAX_NESTING: usize = 130;
 
 /// The leaves of metadata JSON text (none when absent or not valid JSON).
 pub(crate) fn leaves_of_text(metadata: Option<&str>) -> Vec<Leaf> {

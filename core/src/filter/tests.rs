@@ -152,3 +152,41 @@ fn incremental_index_equals_a_rebuilt_one() {
         }
     }
 }
+
+#[test]
+fn deep_metadata_is_indexed_to_the_parser_limit() {
+    // 120 levels: below serde_json's limit of 128, so writes accept it and filters must see it
+    let depth = 120;
+    let meta = format!(
+        "{}{{\"v\":1}}{}",
+        "{\"d\":".repeat(depth),
+        "}".repeat(depth)
+    );
+    assert!(crate::metadata::is_json(&meta));
+    let path = format!("{}v", "d.".repeat(depth));
+    let ix = MetaIndex::build([Some(meta.as_str())]);
+    for (f, want) in [
+        (format!(r#"{{"{path}":1}}"#), 1),
+        (format!(r#"{{"{path}":{{"$exists":false}}}}"#), 0),
+        (format!(r#"{{"{path}":{{"$ne":1}}}}"#), 0),
+    ] {
+        let f = Filter::parse(&f).unwrap();
+        assert_eq!(ix.select(&f).count(), want, "{}", f.text());
+        assert_eq!(usize::from(f.matches(Some(&meta))), want);
+    }
+    // past the parser's limit the metadata is refused at write time
+    let too_deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    let mut col = crate::Collection::new(1, crate::Metric::L2).unwrap();
+    let e = col
+        .add(
+            vec![crate::VectorId::Int(1)],
+            &[1.0],
+            Some(vec![Some(too_deep)]),
+        )
+        .unwrap_err();
+    assert_eq!(e.code().as_str(), "HV_INVALID_ARGUMENT");
+    assert!(e.to_string().contains("deeper than 128"), "{e}");
+    let ok = format!("{}1{}", "[".repeat(128), "]".repeat(128));
+    col.add(vec![crate::VectorId::Int(2)], &[1.0], Some(vec![Some(ok)]))
+        .unwrap();
+}
