@@ -106,15 +106,7 @@ impl AnnIndex {
         opts: AnnSearch,
         restrict: Restrict<'_>,
     ) -> Result<Vec<crate::flat::Hit>> {
-        let mut scratch = self
-            .pool
-            .lock()
-            .ok()
-            .and_then(|mut p| p.pop())
-            .unwrap_or_else(|| Scratch {
-                walk: SearchScratch::new(),
-                query: None,
-            });
+        let mut scratch = self.take_scratch();
         // The beam never needs more slots than the graph has nodes: clamping here, before the
         // scratch is sized, keeps a caller's huge `k` or `ef` (say 2³²) from allocating
         // gigabytes. `k` above the node count returns every live node.
@@ -161,14 +153,31 @@ impl AnnIndex {
                 Ok(())
             }
         };
-        if let Ok(mut p) = self.pool.lock() {
-            p.push(scratch);
-        }
+        self.put_scratch(scratch);
         result.map(|()| top.into_sorted())
     }
 }
 
 impl AnnIndex {
+    /// A search scratch from the pool (a new one when all are in use).
+    fn take_scratch(&self) -> Scratch {
+        self.pool
+            .lock()
+            .ok()
+            .and_then(|mut p| p.pop())
+            .unwrap_or_else(|| Scratch {
+                walk: SearchScratch::new(),
+                query: None,
+            })
+    }
+
+    /// Gives a scratch back to the pool.
+    fn put_scratch(&self, scratch: Scratch) {
+        if let Ok(mut p) = self.pool.lock() {
+            p.push(scratch);
+        }
+    }
+
     /// The `k` best of `rows` (live nodes of this index, e.g. a filter's matches) without a
     /// walk: every row's RaBitQ estimate, then the exact rerank of the best `rerank` estimates
     /// (a brute force over the codes, cheaper than a walk when the rows are a few thousand).
@@ -186,15 +195,7 @@ impl AnnIndex {
         rows: impl Iterator<Item = u32>,
     ) -> Option<Result<Vec<crate::flat::Hit>>> {
         let codes = self.codes.as_ref()?;
-        let mut scratch = self
-            .pool
-            .lock()
-            .ok()
-            .and_then(|mut p| p.pop())
-            .unwrap_or_else(|| Scratch {
-                walk: SearchScratch::new(),
-                query: None,
-            });
+        let mut scratch = self.take_scratch();
         let pq = scratch.query.get_or_insert_with(|| codes.new_query());
         let result = codes.prepare_into(q, pq).map(|()| {
             pq.set_epsilon0(RERANK_EPSILON0);
@@ -217,9 +218,7 @@ impl AnnIndex {
             });
             top.into_sorted()
         });
-        if let Ok(mut p) = self.pool.lock() {
-            p.push(scratch);
-        }
+        self.put_scratch(scratch);
         Some(result)
     }
 }

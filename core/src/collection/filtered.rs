@@ -9,7 +9,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::search::MUTABLE;
+use super::search::{keep_best, MUTABLE};
 use super::selection::{Matches, Selection};
 use super::{Collection, SearchOptions, DEFAULT_EF};
 use crate::ann::{AnnIndex, AnnSearch, Restrict};
@@ -93,13 +93,7 @@ impl Collection {
                 self.segment_search(ix, &scan, &walk, query, q, k, ef, opts, m, part.live())?;
             all.extend(hits.into_iter().map(|h| (h, p)));
         }
-        let key = |d: f32| if d.is_nan() { f32::INFINITY } else { d };
-        all.sort_unstable_by(|a, b| {
-            key(a.0.dist)
-                .total_cmp(&key(b.0.dist))
-                .then(a.0.seq.cmp(&b.0.seq))
-        });
-        all.truncate(k);
+        keep_best(&mut all, k);
         Ok(all)
     }
 
@@ -135,16 +129,7 @@ impl Collection {
                     return Ok(exact());
                 }
             };
-            if scan.seqs.len() > n {
-                hits.extend(flat::search_rows(
-                    scan,
-                    q,
-                    k,
-                    m.rows.iter().filter(|&r| r as usize >= n),
-                ));
-                hits.sort_unstable_by(|a, b| a.dist.total_cmp(&b.dist).then(a.seq.cmp(&b.seq)));
-                hits.truncate(k);
-            }
+            add_tail(&mut hits, scan, q, k, m, n);
             Counters::bump(&c.code_scans);
             return Ok(hits);
         }
@@ -168,13 +153,7 @@ impl Collection {
             .min(ef);
         let mut hits =
             ix.search_restricted(walk, query, q, k, AnnSearch { ef, rerank }, restrict)?;
-        let n = ix.len();
-        if scan.seqs.len() > n {
-            let tail = flat::search_rows(scan, q, k, m.rows.iter().filter(|&r| r as usize >= n));
-            hits.extend(tail);
-            hits.sort_unstable_by(|a, b| a.dist.total_cmp(&b.dist).then(a.seq.cmp(&b.seq)));
-            hits.truncate(k);
-        }
+        add_tail(&mut hits, scan, q, k, m, ix.len());
         if hits.len() < k.min(m.count) {
             Counters::bump(&c.fallbacks);
             return Ok(exact());
@@ -184,5 +163,14 @@ impl Collection {
             _ => &c.walks,
         });
         Ok(hits)
+    }
+}
+
+/// Merges into `hits` the exact scan of the matches at rows `n..` (the rows an interim index of
+/// `n` nodes does not cover), if there are any.
+fn add_tail(hits: &mut Vec<Hit>, scan: &FlatView<'_>, q: &[f32], k: usize, m: &Matches, n: usize) {
+    if scan.seqs.len() > n {
+        let tail = flat::search_rows(scan, q, k, m.rows.iter().filter(|&r| r as usize >= n));
+        flat::merge_best(hits, tail, k);
     }
 }

@@ -176,12 +176,11 @@ impl Mutable {
         let (m, n) = (ix.len(), self.rows.len());
         if m < n {
             let tail = tail_view(&view, m, n);
-            hits.extend(flat::search_one(&tail, q, k).into_iter().map(|h| Hit {
+            let tail_hits = flat::search_one(&tail, q, k).into_iter().map(|h| Hit {
                 row: h.row + m as u32,
                 ..h
-            }));
-            hits.sort_unstable_by(|a, b| a.dist.total_cmp(&b.dist).then(a.seq.cmp(&b.seq)));
-            hits.truncate(k);
+            });
+            flat::merge_best(&mut hits, tail_hits, k);
         }
         Ok(hits)
     }

@@ -29,6 +29,18 @@ fn map_pool<X: Sync, T: Send>(xs: &[X], f: impl Fn(&X) -> T + Sync + Send) -> Ve
     }
 }
 
+/// Keeps the `k` best of hits gathered from several parts, by (distance, insertion sequence); a
+/// NaN distance, which only a damaged file opened without `verify` can give, comes last.
+pub(super) fn keep_best(all: &mut Vec<(Hit, usize)>, k: usize) {
+    let key = |d: f32| if d.is_nan() { f32::INFINITY } else { d };
+    all.sort_unstable_by(|a, b| {
+        key(a.0.dist)
+            .total_cmp(&key(b.0.dist))
+            .then(a.0.seq.cmp(&b.0.seq))
+    });
+    all.truncate(k);
+}
+
 impl Collection {
     /// The `k` nearest records to `query` (`dim` values), best first; ties go to the
     /// earlier-inserted record. Exact without an index or with `opts.exact`; with an index,
@@ -211,14 +223,7 @@ impl Collection {
         for (p, hits) in per_part.into_iter().enumerate() {
             all.extend(hits?.into_iter().map(|h| (h, p)));
         }
-        // (a NaN distance can only come from a damaged file opened without `verify`: last)
-        let key = |d: f32| if d.is_nan() { f32::INFINITY } else { d };
-        all.sort_unstable_by(|a, b| {
-            key(a.0.dist)
-                .total_cmp(&key(b.0.dist))
-                .then(a.0.seq.cmp(&b.0.seq))
-        });
-        all.truncate(k);
+        keep_best(&mut all, k);
         Ok(all)
     }
 

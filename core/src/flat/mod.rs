@@ -104,6 +104,14 @@ pub fn prepare_query(metric: Metric, q: &[f32], out: &mut Vec<f32>) {
     }
 }
 
+/// Merges `more` into the best-first `hits` and keeps the best `k`, by (distance, insertion
+/// sequence): a walk's hits and the exact scan of the rows its index does not cover.
+pub fn merge_best(hits: &mut Vec<Hit>, more: impl IntoIterator<Item = Hit>, k: usize) {
+    hits.extend(more);
+    hits.sort_unstable_by(|a, b| a.dist.total_cmp(&b.dist).then(a.seq.cmp(&b.seq)));
+    hits.truncate(k);
+}
+
 /// The exact top-`k` among rows `rows` (live rows of the view, e.g. a filter's matches) of one
 /// prepared query, best first.
 pub fn search_rows(

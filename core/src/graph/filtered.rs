@@ -8,7 +8,7 @@
 //! starts from a few matching seeds besides the graph's entry, so that a predicate that
 //! matches nothing near the entry still has a start.
 
-use super::scratch::{insert_sorted, SearchScratch, EXPANDED};
+use super::scratch::{insert_sorted, next_unexpanded, SearchScratch, EXPANDED};
 use super::{Graph, QueryDistance};
 
 /// Most matching nodes one expansion scores (the two-hop neighbourhood can be R² nodes): R of
@@ -97,10 +97,7 @@ where
             lowest = lowest.min(pos);
         }
         distances += fresh.len() as u64;
-        cursor = if lowest <= cursor { lowest } else { cursor + 1 };
-        while cursor < list.len() && list[cursor].1 & EXPANDED != 0 {
-            cursor += 1;
-        }
+        cursor = next_unexpanded(list, cursor, lowest);
     }
     results.clear();
     for c in list.iter_mut() {

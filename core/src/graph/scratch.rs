@@ -120,3 +120,15 @@ pub(crate) fn insert_sorted(list: &mut Vec<(f32, u32)>, cap: usize, d: f32, id: 
     list.insert(pos, (d, id));
     pos
 }
+
+/// The walk's next candidate after expanding `list[cursor]`: the first unexpanded entry at or
+/// after min(`lowest`, `cursor + 1`), where `lowest` is the first position the expansion
+/// inserted at (`usize::MAX` for none); `list.len()` when every entry is expanded.
+#[inline]
+pub(crate) fn next_unexpanded(list: &[(f32, u32)], cursor: usize, lowest: usize) -> usize {
+    let mut c = if lowest <= cursor { lowest } else { cursor + 1 };
+    while c < list.len() && list[c].1 & EXPANDED != 0 {
+        c += 1;
+    }
+    c
+}

@@ -1,6 +1,6 @@
 //! Greedy beam search ("GreedySearch", DiskANN paper Algorithm 1) over a [`Graph`].
 
-use super::scratch::{insert_sorted, SearchScratch, EXPANDED};
+use super::scratch::{insert_sorted, next_unexpanded, SearchScratch, EXPANDED};
 use super::{Graph, QueryDistance};
 
 /// Greedy beam search from the graph's entry point with list size `ef` (L_search; use ≥ k).
@@ -146,10 +146,7 @@ pub(crate) fn walk<Q, F, const FILTERED: bool, const RECORD: bool>(
         }
         distances += fresh.len() as u64;
         // The next candidate: the first unexpanded entry at or after min(lowest insert, cursor + 1).
-        cursor = if lowest <= cursor { lowest } else { cursor + 1 };
-        while cursor < list.len() && list[cursor].1 & EXPANDED != 0 {
-            cursor += 1;
-        }
+        cursor = next_unexpanded(list, cursor, lowest);
     }
     for c in list.iter_mut() {
         c.1 &= !EXPANDED;
