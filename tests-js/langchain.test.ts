@@ -15,6 +15,7 @@ import { Embeddings } from '@langchain/core/embeddings';
 import { VectorStoreRetriever } from '@langchain/core/vectorstores';
 import { HorosvecStore, type HorosvecStoreArgs } from 'horosvec/langchain';
 import * as native from 'horosvec';
+import type { Filter } from 'horosvec';
 import * as wasm from 'horosvec/wasm';
 import { expectCode, refDistance } from './helpers/backends.js';
 // @ts-expect-error plain JS helper
@@ -163,7 +164,7 @@ describe.each(backends)('HorosvecStore (%s)', (name, args, Cls) => {
 
   it('a filter object runs in the core: only matches, the exact top k of the matches', async () => {
     const store = await corpusStore(args());
-    const filters: [object, (d: SampleDoc) => boolean][] = [
+    const filters: [Filter, (d: SampleDoc) => boolean][] = [
       [{ source: 'foldoc' }, (d) => d.source === 'foldoc'],
       [{ rank: { $lt: 10_000 } }, (d) => d.rank < 10_000],
       [{ $and: [{ source: { $in: ['gcide', 'wordnet'] } }, { rank: { $gte: 50_000 } }] }, (d) => ['gcide', 'wordnet'].includes(d.source) && d.rank >= 50_000],
