@@ -91,7 +91,7 @@ export declare class HorosvecStore extends SaveableVectorStore {
   addDocuments(documents: DocumentInterface[], options?: HorosvecAddOptions): Promise<string[]>;
   /**
    * Adds documents with their vectors. A document whose id is already stored is replaced
-   * (upsert, as LangChain's Chroma, Qdrant, Pinecone and PGVector stores do). All or nothing.
+   * (upsert, as LangChain's Chroma, Pinecone and Qdrant stores do). All or nothing.
    * @returns the documents' ids, in order
    * @throws `HV_INVALID_ARGUMENT` (counts differ, an id that is not a non-empty string, a document
    * without a string `pageContent`, metadata not an object or not JSON), `HV_DIM_MISMATCH`,

@@ -124,7 +124,7 @@ export class HorosvecStore extends SaveableVectorStore {
   /**
    * Adds documents with their precomputed vectors. Each document's id is `options.ids[i]`, else
    * `documents[i].id`, else a new `crypto.randomUUID()`. A document whose id is already stored
-   * replaces it (upsert, as LangChain's Chroma, Qdrant, Pinecone and PGVector stores do). All or
+   * replaces it (upsert, as LangChain's Chroma, Pinecone and Qdrant stores do). All or
    * nothing: on any error nothing is written.
    * @returns the ids of the documents, in order
    * @throws `HV_INVALID_ARGUMENT` (counts differ, a bad id or document), `HV_DIM_MISMATCH`,
