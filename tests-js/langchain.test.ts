@@ -129,6 +129,10 @@ describe.each(backends)('HorosvecStore (%s)', (name, args, Cls) => {
     for (const id of generated) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(store.collection?.size).toBe(62);
     expect((await store.getByIds(['extra-3']))[0]?.pageContent).toBe(corpus[53].text);
+    // metadata is JSON: a Date comes back as its ISO string, undefined fields are dropped
+    await store.addDocuments([new Document({ pageContent: corpus[70].text, metadata: { when: new Date(0), gone: undefined, tags: ['a'] } })], { ids: ['dated'] });
+    expect((await store.getByIds(['dated']))[0]?.metadata).toEqual({ when: '1970-01-01T00:00:00.000Z', tags: ['a'] });
+    await store.delete({ ids: ['dated'] });
 
     // same id, new text and metadata: replaced, not duplicated
     await store.addDocuments([new Document({ pageContent: corpus[100].text, metadata: { edited: true } })], { ids: ['extra-3'] });
@@ -373,7 +377,12 @@ describe.each(backends)('HorosvecStore (%s)', (name, args, Cls) => {
     await expectCode(store.addVectors([vecs[0], vecs[1], vecs[2].map(() => NaN)], docs), 'HV_INVALID_VECTOR');
     await expectCode(store.addVectors(vecs, [docs[0], docs[1], new Document({ pageContent: 'x', metadata: { f: 10n } })]), 'HV_INVALID_ARGUMENT');
     await expectCode(store.addVectors(vecs, [docs[0], docs[1], { pageContent: 42, metadata: {} } as never]), 'HV_INVALID_ARGUMENT');
+    const emb = store.embeddings as SampleEmbeddings;
+    const embedded = emb.documents;
     await expectCode(store.addDocuments([docs[0], { metadata: {} } as never]), 'HV_INVALID_ARGUMENT');
+    await expectCode(store.addDocuments([docs[0], new Document({ pageContent: 'x', metadata: [1] as never })]), 'HV_INVALID_ARGUMENT');
+    await expectCode(store.addDocuments(docs, { ids: ['only-one'] }), 'HV_INVALID_ARGUMENT');
+    expect(emb.documents).toBe(embedded); // refused before anything was embedded
     expect(store.collection?.size).toBe(N);
     expect(await store.getByIds(docs.map((d) => d.id!))).toEqual([undefined, undefined, undefined]);
 

@@ -37,6 +37,17 @@ function filterKind(filter) {
   throw bad(`filter must be a horosvec filter object over the document metadata or a (doc) => boolean function, got ${Array.isArray(filter) ? 'an array' : typeof filter}`);
 }
 
+// The record metadata (envelopes) of LangChain documents, checked.
+function records(documents) {
+  if (!Array.isArray(documents)) throw bad('documents must be an array of Documents');
+  return documents.map((d, i) => {
+    if (d === null || typeof d !== 'object' || typeof d.pageContent !== 'string') throw bad(`documents[${i}] must be a Document with a string pageContent`);
+    const meta = d.metadata ?? {};
+    if (typeof meta !== 'object' || Array.isArray(meta)) throw bad(`documents[${i}].metadata must be an object`);
+    return envelope(d.pageContent, meta);
+  });
+}
+
 function toDocument(id, metadata) {
   const m = metadata && typeof metadata === 'object' ? metadata : {};
   return new Document({ pageContent: typeof m.text === 'string' ? m.text : '', metadata: m[META] ?? {}, id: String(id) });
@@ -111,14 +122,15 @@ export class HorosvecStore extends SaveableVectorStore {
    * @returns the ids of the documents, in order
    */
   async addDocuments(documents, options = {}) {
-    if (!Array.isArray(documents)) throw bad('addDocuments needs an array of documents');
-    const texts = documents.map((d, i) => {
-      if (d === null || typeof d !== 'object' || typeof d.pageContent !== 'string') throw bad(`documents[${i}] must be a Document with a string pageContent`);
-      return d.pageContent;
-    });
-    this.#ids(documents, options); // refuse bad ids before paying for the embeddings
-    const vectors = documents.length === 0 ? [] : await this.embeddings.embedDocuments(texts);
-    return this.addVectors(vectors, documents, options);
+    // every check before paying for the embeddings
+    const metadata = records(documents);
+    const ids = this.#ids(documents, options);
+    if (documents.length === 0) return [];
+    const vectors = await this.embeddings.embedDocuments(documents.map((d) => d.pageContent));
+    if (!Array.isArray(vectors) || vectors.length !== documents.length) {
+      throw bad(`the embeddings returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${documents.length} documents`);
+    }
+    return this.#write(vectors, ids, metadata);
   }
 
   /**
@@ -133,14 +145,13 @@ export class HorosvecStore extends SaveableVectorStore {
   async addVectors(vectors, documents, options = {}) {
     if (!Array.isArray(vectors) || !Array.isArray(documents)) throw bad('addVectors needs an array of vectors and an array of documents');
     if (vectors.length !== documents.length) throw bad(`${vectors.length} vectors for ${documents.length} documents`);
+    const metadata = records(documents);
     const ids = this.#ids(documents, options);
     if (documents.length === 0) return [];
-    const metadata = documents.map((d, i) => {
-      if (d === null || typeof d !== 'object' || typeof d.pageContent !== 'string') throw bad(`documents[${i}] must be a Document with a string pageContent`);
-      const meta = d.metadata ?? {};
-      if (typeof meta !== 'object' || Array.isArray(meta)) throw bad(`documents[${i}].metadata must be an object`);
-      return envelope(d.pageContent, meta);
-    });
+    return this.#write(vectors, ids, metadata);
+  }
+
+  async #write(vectors, ids, metadata) {
     for (let i = 0; i < vectors.length; i++) {
       const v = vectors[i];
       if (v === null || typeof v !== 'object' || typeof v.length !== 'number') throw bad(`vectors[${i}] must be an array of numbers`);
@@ -246,14 +257,8 @@ export class HorosvecStore extends SaveableVectorStore {
    * @returns {(similarity: number) => number}
    */
   _selectRelevanceScoreFn() {
-    switch (this.metric) {
-      case 'cosine':
-        return (s) => Math.min(1, Math.max(0, (1 + s) / 2));
-      case 'ip':
-        return (s) => Math.min(1, Math.max(0, (1 + s) / 2));
-      default:
-        return (s) => s;
-    }
+    if (this.metric === 'cosine' || this.metric === 'ip') return (s) => Math.min(1, Math.max(0, (1 + s) / 2));
+    return (s) => s;
   }
 
   /**
