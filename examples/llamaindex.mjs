@@ -25,10 +25,11 @@ class SampleEmbedding extends BaseEmbedding {
 
 // one source Document per dataset, so delete(refDocId) can drop a whole source
 const sources = new Map();
-const nodes = docs.slice(0, n).map((d) => {
+// (node ids: the dataset id and the row, since a few dataset ids repeat)
+const nodes = docs.slice(0, n).map((d, i) => {
   if (!sources.has(d.source)) sources.set(d.source, new Document({ id_: `source:${d.source}`, text: d.source }));
   return new TextNode({
-    id_: d.id,
+    id_: `${d.id}#${i}`,
     text: d.text,
     metadata: { source: d.source, rank: d.rank },
     embedding: Array.from(d.vector),

@@ -304,7 +304,13 @@ export class HorosvecVectorStore extends BaseVectorStore {
       if (node.embedding === undefined) throw bad(`nodes[${i}] (${node.id_}) has no embedding: embed the nodes first (e.g. with the embed model as a transformation)`);
       const vector = readVector(node.embedding, `nodes[${i}].embedding`, dim);
       dim ??= vector.length;
-      const { metadata, embedding: _e, text: _t, ...rest } = node.toMutableJSON();
+      let full;
+      try {
+        full = node.toMutableJSON();
+      } catch (e) {
+        throw Object.assign(bad(`nodes[${i}] (${node.id_}) cannot be stored: ${e.message} (metadata must be JSON)`), { cause: e });
+      }
+      const { metadata, embedding: _e, text: _t, ...rest } = full;
       const meta = metadata ?? {};
       if (!isPlainObject(meta)) throw bad(`nodes[${i}].metadata must be a plain object`);
       const env = envelope(nodeText(node), meta, refDocOf(node));
