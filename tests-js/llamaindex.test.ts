@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BaseEmbedding } from '@llamaindex/core/embeddings';
 import { Document, NodeRelationship, TextNode, type BaseNode, type Metadata } from '@llamaindex/core/schema';
-import { VectorStoreQueryMode, type MetadataFilter, type MetadataFilters, type VectorStoreQuery } from '@llamaindex/core/vector-store';
+import { BaseVectorStore, VectorStoreQueryMode, type MetadataFilter, type MetadataFilters, type VectorStoreQuery } from '@llamaindex/core/vector-store';
 import { VectorMemoryBlock } from '@llamaindex/core/memory';
 import { HorosvecVectorStore, toHorosvecFilter, type HorosvecQueryParams } from 'horosvec/llamaindex';
 import * as native from 'horosvec';
@@ -31,6 +31,9 @@ const SOURCES = ['gcide', 'wordnet', 'fortune', 'foldoc', 'jargon'];
 // An embedding model of the shipped sample (no model runs here). A message stored by
 // VectorMemoryBlock (`<message role='user'>TEXT</message>`) embeds as its TEXT.
 class SampleEmbedding extends BaseEmbedding {
+  constructor() {
+    super();
+  }
   async getTextEmbedding(text: string): Promise<number[]> {
     const m = /^<message role='[^']*'>([\s\S]*)<\/message>$/.exec(text);
     return Array.from(sample.embed(m ? m[1]! : text));
@@ -195,6 +198,9 @@ describe.each(BACKENDS)('HorosvecVectorStore on %s', (_name, make) => {
   });
 
   it('implements BaseVectorStore: storesText, client(), embedModel', () => {
+    // (typed: the class is a BaseVectorStore of its client and custom params)
+    const asBase: BaseVectorStore<native.Collection | undefined, HorosvecQueryParams> = store;
+    expect(asBase).toBeInstanceOf(BaseVectorStore);
     expect(store.storesText).toBe(true);
     expect(store.client()!.size).toBe(N);
     expect(store.client()!.metric).toBe('cosine');
