@@ -559,3 +559,16 @@ describe('examples/llamaindex.mjs', () => {
     expect(summary.hits).toBe(18);
   });
 });
+
+describe('a failed first add', () => {
+  it('leaves the store without a dimension: the next add may set another', async () => {
+    const s = new HorosvecVectorStore();
+    // a metadata value the core refuses (a bigint) fails the whole call
+    const n = new TextNode({ id_: 'a', text: 'a', embedding: [1, 2, 3], metadata: { big: 1n } });
+    await expectCode(s.add([n]), 'HV_INVALID_ARGUMENT');
+    expect(s.client()).toBeUndefined();
+    expect(s.dim).toBeUndefined();
+    await s.add([new TextNode({ id_: 'b', text: 'b', embedding: [1, 2] })]);
+    expect(s.dim).toBe(2);
+  });
+});

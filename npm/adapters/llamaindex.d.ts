@@ -49,7 +49,8 @@ export interface HorosvecVectorStoreOptions {
  * `VectorStoreQuery.customParams` of this store:
  * - `nodeIds`: only these node ids (an allow-list; `docIds` restricts by ref doc id);
  * - `ef`: the graph search's list size (see `SearchOptions.ef`);
- * - `fetchK`: MMR's candidates (default max(4 × similarityTopK, 20)).
+ * - `fetchK`: how many nearest candidates MMR picks from (default max(4 × similarityTopK, 20);
+ *   at least similarityTopK).
  */
 export interface HorosvecQueryParams {
   nodeIds?: string[];
@@ -131,7 +132,8 @@ export declare class HorosvecVectorStore extends BaseVectorStore<Collection | un
    * that) and `filters` (see {@link toHorosvecFilter}) allow. `queryEmbedding` is required, or
    * `queryStr` embedded with `embedModel`. Modes: `default`; `mmr` (maximal marginal relevance
    * over the `fetchK` nearest, λ = `mmrThreshold`, default 0.5: 1 is pure relevance, 0 pure
-   * diversity); `similarities` are then still the similarity to the query (per metric, above).
+   * diversity; relevance and redundancy are cosine similarities whatever the metric);
+   * `similarities` are then still the similarity to the query (per metric, above).
    * @throws `HV_INVALID_ARGUMENT`, `HV_UNSUPPORTED` (another mode), `HV_DIM_MISMATCH`.
    */
   query(query: VectorStoreQuery<HorosvecQueryParams>, options?: object): Promise<VectorStoreQueryResult>;

@@ -230,6 +230,7 @@ export class HorosvecVectorStore extends BaseVectorStore {
   isEmbeddingQuery = true;
   #collection;
   #dim;
+  #dimGiven;
   #metric;
   #persistPath;
   #ownsCollection = false;
@@ -252,6 +253,7 @@ export class HorosvecVectorStore extends BaseVectorStore {
     super({ embedModel: embedModel ?? embeddingModel ?? NO_MODEL });
     this.#collection = collection;
     this.#dim = collection?.dim ?? dim;
+    this.#dimGiven = dim;
     this.#metric = collection?.metric ?? metric ?? 'cosine';
   }
 
@@ -327,9 +329,20 @@ export class HorosvecVectorStore extends BaseVectorStore {
       vectors.push(vector);
       metas.push(env);
     }
+    const fresh = this.#collection === undefined;
     if (this.#dim === undefined) this.#dim = dim;
     const c = this.#ensure();
-    await c.upsert(ids, vectors, metas);
+    try {
+      await c.upsert(ids, vectors, metas);
+    } catch (e) {
+      if (fresh && this.#collection === c && c.size === 0) {
+        // the collection this call made stays unmade: the next add may set another dimension
+        this.#collection = undefined;
+        this.#dim = this.#dimGiven;
+        await c.close();
+      }
+      throw e;
+    }
     if (this.#persistPath !== undefined) await this.persist(this.#persistPath);
     return ids;
   }
@@ -408,7 +421,7 @@ export class HorosvecVectorStore extends BaseVectorStore {
     if (c === undefined) return { nodes: [], similarities: [], ids: [] };
 
     const mmrMode = mode === VectorStoreQueryMode.MMR;
-    const k = mmrMode ? Math.max(fetchK ?? 4 * similarityTopK, similarityTopK, 20) : similarityTopK;
+    const k = !mmrMode ? similarityTopK : fetchK !== undefined ? Math.max(fetchK, similarityTopK) : Math.max(4 * similarityTopK, 20);
     const options = { k };
     if (core !== undefined) options.filter = core;
     if (nodeIds !== undefined) options.ids = nodeIds;
