@@ -301,18 +301,23 @@ export class HorosvecVectorStore extends BaseVectorStore {
     const metas = [];
     for (let i = 0; i < nodes.length; i++) {
       const node = nodes[i];
-      if (node === null || typeof node !== 'object' || typeof node.toMutableJSON !== 'function') throw bad(`nodes[${i}] is not a LlamaIndex node (BaseNode)`);
+      if (node === null || typeof node !== 'object' || typeof node.toJSON !== 'function' || typeof node.getContent !== 'function') throw bad(`nodes[${i}] is not a LlamaIndex node (BaseNode)`);
       if (typeof node.id_ !== 'string' || node.id_ === '') throw bad(`nodes[${i}].id_ must be a non-empty string`);
       if (node.embedding === undefined) throw bad(`nodes[${i}] (${node.id_}) has no embedding: embed the nodes first (e.g. with the embed model as a transformation)`);
       const vector = readVector(node.embedding, `nodes[${i}].embedding`, dim);
       dim ??= vector.length;
+      // toJSON, not toMutableJSON (whose deep copy of the embedding costs); the metadata is
+      // copied (structuredClone, as toMutableJSON would), which refuses functions and symbols
+      // that JSON would silently drop
       let full;
+      let metadata;
       try {
-        full = node.toMutableJSON();
+        full = node.toJSON();
+        metadata = structuredClone(full.metadata);
       } catch (e) {
         throw Object.assign(bad(`nodes[${i}] (${node.id_}) cannot be stored: ${e.message} (metadata must be JSON)`), { cause: e });
       }
-      const { metadata, embedding: _e, text: _t, ...rest } = full;
+      const { metadata: _m, embedding: _e, text: _t, ...rest } = full;
       const meta = metadata ?? {};
       if (!isPlainObject(meta)) throw bad(`nodes[${i}].metadata must be a plain object`);
       const env = envelope(nodeText(node), meta, refDocOf(node));
@@ -333,7 +338,10 @@ export class HorosvecVectorStore extends BaseVectorStore {
     if (this.#dim === undefined) this.#dim = dim;
     const c = this.#ensure();
     try {
-      await c.upsert(ids, vectors, metas);
+      // one flat Float32Array: the binding reads it as is, where number arrays cost a conversion each
+    const flat = new Float32Array(vectors.length * dim);
+    for (let i = 0; i < vectors.length; i++) flat.set(vectors[i], i * dim);
+    await c.upsert(ids, flat, metas);
     } catch (e) {
       if (fresh && this.#collection === c && c.size === 0) {
         // the collection this call made stays unmade: the next add may set another dimension
