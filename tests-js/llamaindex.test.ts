@@ -406,7 +406,8 @@ describe('persistence', () => {
     expect(after.ids).toEqual(before.ids);
     expect(after.nodes!.map((n) => (n as TextNode).text)).toEqual(before.nodes!.map((n) => (n as TextNode).text));
 
-    await loaded.add(nodes.slice(1000, 1100));
+    // concurrent writes: their persists run one at a time
+    await Promise.all([loaded.add(nodes.slice(1000, 1050)), loaded.add(nodes.slice(1050, 1100))]);
     await loaded.delete('source:gcide');
     const expected = nodes.slice(0, 1100).filter((n) => n.sourceNode!.nodeId !== 'source:gcide').length;
     const again = await HorosvecVectorStore.fromPersistPath(join(dir, 'vector_store.json'), undefined, { Collection: C });
@@ -429,6 +430,8 @@ describe('persistence', () => {
     const simple = JSON.stringify({ embeddingDict: { a: [1, 2] }, textIdToRefDocId: {}, metadataDict: {} });
     writeFileSync(join(dir, 'vector_store.json'), simple);
     await expectCode(HorosvecVectorStore.fromPersistDir(dir), 'HV_CORRUPT');
+    expect(readFileSync(join(dir, 'vector_store.json'), 'utf8')).toBe(simple);
+    await expectCode(empty.persist(join(dir, 'vector_store.json')), 'HV_INVALID_ARGUMENT'); // persist does not overwrite it either
     expect(readFileSync(join(dir, 'vector_store.json'), 'utf8')).toBe(simple);
     writeFileSync(join(dir, 'vector_store.json'), '{not json');
     await expectCode(HorosvecVectorStore.fromPersistDir(dir), 'HV_CORRUPT');

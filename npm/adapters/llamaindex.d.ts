@@ -140,8 +140,10 @@ export declare class HorosvecVectorStore extends BaseVectorStore<Collection | un
   /**
    * Writes a snapshot (`toBytes()`): `persistPath` (default `./storage/vector_store.json`) gets a
    * small JSON naming the snapshot file written beside it; both are written through a synced
-   * temporary file and a rename, the JSON last, so a crash leaves the old or the new state.
-   * Node only.
+   * temporary file and a rename, the JSON last, so a crash leaves the old or the new state;
+   * the replaced snapshot is then removed. Persists run one at a time. Node only.
+   * @throws `HV_INVALID_ARGUMENT` when `persistPath` holds a file `persist` did not write (a
+   * `SimpleVectorStore`'s, say): it is not overwritten.
    */
   persist(persistPath?: string): Promise<void>;
   /** `fromPersistPath(join(persistDir, 'vector_store.json'), ...)`; default dir `./storage`. */

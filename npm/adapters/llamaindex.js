@@ -213,6 +213,19 @@ async function writeAtomic(fs, file, data) {
   await fs.rename(tmp, file);
 }
 
+// makes the renames in `dir` durable (where a directory can be opened and synced)
+async function syncDir(fs, dir) {
+  let fh;
+  try {
+    fh = await fs.open(dir, 'r');
+    await fh.sync();
+  } catch {
+    // not supported here (Windows): the renames are still atomic
+  } finally {
+    await fh?.close();
+  }
+}
+
 async function exists(fs, p) {
   try {
     await fs.stat(p);
@@ -234,6 +247,7 @@ export class HorosvecVectorStore extends BaseVectorStore {
   #metric;
   #persistPath;
   #ownsCollection = false;
+  #persisting = Promise.resolve();
   #closed = false;
 
   constructor(options = {}) {
@@ -339,9 +353,9 @@ export class HorosvecVectorStore extends BaseVectorStore {
     const c = this.#ensure();
     try {
       // one flat Float32Array: the binding reads it as is, where number arrays cost a conversion each
-    const flat = new Float32Array(vectors.length * dim);
-    for (let i = 0; i < vectors.length; i++) flat.set(vectors[i], i * dim);
-    await c.upsert(ids, flat, metas);
+      const flat = new Float32Array(vectors.length * dim);
+      for (let i = 0; i < vectors.length; i++) flat.set(vectors[i], i * dim);
+      await c.upsert(ids, flat, metas);
     } catch (e) {
       if (fresh && this.#collection === c && c.size === 0) {
         // the collection this call made stays unmade: the next add may set another dimension
@@ -451,20 +465,35 @@ export class HorosvecVectorStore extends BaseVectorStore {
    * small JSON naming the snapshot file written beside it (`toBytes()`). The JSON is replaced
    * last, by a rename, so a crash leaves the previous snapshot or the new one, never a mix.
    */
-  async persist(persistPath) {
+  persist(persistPath) {
+    // one persist at a time (a loaded store persists after each add and delete)
+    const run = this.#persisting.then(() => this.#persistNow(persistPath));
+    this.#persisting = run.catch(() => {});
+    return run;
+  }
+
+  async #persistNow(persistPath) {
     const { fs, path } = await nodeFs();
     persistPath ??= path.join(DEFAULT_PERSIST_DIR, PERSIST_FILE);
     if (typeof persistPath !== 'string' || persistPath === '') throw bad('persistPath must be a non-empty string (a file path)');
     const c = this.#ensure();
     const dir = path.dirname(persistPath);
     await fs.mkdir(dir, { recursive: true });
-    let previous;
-    try {
-      previous = JSON.parse((await fs.readFile(persistPath, 'utf8')).toString()).snapshot;
-    } catch {
-      previous = undefined;
-    }
     const base = path.basename(persistPath).replace(/\.json$/, '');
+    let previous;
+    if (await exists(fs, persistPath)) {
+      let old;
+      try {
+        old = JSON.parse(await fs.readFile(persistPath, 'utf8'));
+      } catch {
+        old = undefined;
+      }
+      if (old?.format !== PERSIST_FORMAT) {
+        throw bad(`${persistPath} exists and was not written by HorosvecVectorStore.persist (a SimpleVectorStore file?): not overwritten`);
+      }
+      // only a snapshot of ours beside it is removed once replaced
+      if (typeof old.snapshot === 'string' && old.snapshot.startsWith(`${base}.`) && old.snapshot.endsWith('.hvsnap') && !/[/\\]/.test(old.snapshot)) previous = old.snapshot;
+    }
     const snapshot = c === undefined ? null : `${base}.${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.hvsnap`;
     if (snapshot !== null) {
       const bytes = await c.toBytes();
@@ -472,9 +501,8 @@ export class HorosvecVectorStore extends BaseVectorStore {
     }
     const manifest = { format: PERSIST_FORMAT, version: PERSIST_VERSION, dim: this.#dim ?? null, metric: this.#metric, snapshot };
     await writeAtomic(fs, persistPath, JSON.stringify(manifest));
-    if (typeof previous === 'string' && previous !== snapshot && !previous.includes('/') && !previous.includes('\\')) {
-      await fs.unlink(path.join(dir, previous)).catch(() => {});
-    }
+    await syncDir(fs, dir);
+    if (previous !== undefined && previous !== snapshot) await fs.unlink(path.join(dir, previous)).catch(() => {});
   }
 
   /**
