@@ -96,10 +96,16 @@ export interface HorosvecPersistOptions {
  *   `'or'` nothing; an entry may itself be a `MetadataFilters` (nested).
  * @throws `HV_INVALID_ARGUMENT` for an unknown operator or condition, or a value of the wrong type.
  */
-export declare function toHorosvecFilter(filters: MetadataFilters): Filter;
+export declare function toHorosvecFilter(filters: MetadataFilters | HorosvecMetadataFilters): Filter;
 
-/** A filter entry: a `MetadataFilter` or (an extension) a nested `MetadataFilters`. */
-export type HorosvecMetadataFilter = MetadataFilter | MetadataFilters;
+/**
+ * `MetadataFilters` whose entries may themselves be `MetadataFilters` (nested, as in LlamaIndex
+ * Python; @llamaindex/core 0.6's type has flat entries only, so pass it to `query` with a cast).
+ */
+export interface HorosvecMetadataFilters {
+  filters: Array<MetadataFilter | HorosvecMetadataFilters>;
+  condition?: 'and' | 'or';
+}
 
 export declare class HorosvecVectorStore extends BaseVectorStore<Collection | undefined, HorosvecQueryParams> {
   storesText: boolean;
