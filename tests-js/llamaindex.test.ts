@@ -457,8 +457,12 @@ describe('persistence', () => {
     expect(reopened.client()!.size).toBe(left);
     expect(reopened.metric).toBe('cosine');
     const after = await reopened.query(query({ queryEmbedding: q(4), filters: f }));
-    const keep = (id: string) => refFilters(docsById.get(id)!.meta, f) && Number(id.slice(1)) < 2500;
-    expect(overlap(after.ids, bruteTopK(q(4), K, keep))).toBeGreaterThanOrEqual(9);
+    // recall floor over 20 queries (the reopened writer may search through its interim index)
+    const keep = (id: string) =>
+      refFilters(docsById.get(id)!.meta, f) && Number(id.slice(1)) < 2500 && docsById.get(id)!.doc !== 'source:fortune';
+    let found = 0;
+    for (let i = 0; i < 20; i++) found += overlap((await reopened.query(query({ queryEmbedding: q(i), filters: f }))).ids, bruteTopK(q(i), K, keep));
+    expect(found / (20 * K)).toBeGreaterThanOrEqual(0.9);
     expect(after.nodes![0]).toBeInstanceOf(TextNode);
     expect(after.nodes![0]!.sourceNode!.nodeId).toMatch(/^source:/);
     // a second writer is refused; a read-only view reads and refuses writes
