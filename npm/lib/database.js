@@ -315,6 +315,11 @@ class DirDatabase extends BaseDatabase {
       await fs.rename(final, gone);
       await syncDir(fs, this.dir);
       hook('drop:renamed');
+      // entry by entry (a crash midway leaves a partial `.drop-*`, out of the name space)
+      for (const entry of await fs.readdir(gone)) {
+        await fs.rm(p.join(gone, entry), { recursive: true, force: true });
+        hook('drop:removing');
+      }
       await fs.rm(gone, { recursive: true, force: true });
     } catch (e) {
       throw ioError(e, final);
