@@ -6,14 +6,42 @@
 // force over the same vectors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MastraVector } from '@mastra/core/vector';
 import { MastraError } from '@mastra/core/error';
-import { HorosvecVector, HorosvecFilterTranslator, METRICS } from 'horosvec/mastra';
 import * as wasm from 'horosvec/wasm';
+
+// '@mastra/core/vector' ships declarations that do not compile under this repo's
+// `skipLibCheck: false` (its bundled AI SDK types), so neither it nor 'horosvec/mastra' (whose
+// typings extend its MastraVector) is imported statically here: they are loaded at run time
+// (untyped), and the typings are checked by the last test, with tsc under `skipLibCheck: true`
+// as applications compile them.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const MASTRA_VECTOR: string = '@mastra/core/vector';
+const ADAPTER: string = 'horosvec/mastra';
+const { MastraVector } = (await import(MASTRA_VECTOR)) as { MastraVector: abstract new (...args: any[]) => object };
+type Hit = { id: string; score: number; metadata?: Record<string, any>; vector?: number[] };
+interface Store {
+  createIndex(p: object): Promise<void>;
+  listIndexes(): Promise<string[]>;
+  describeIndex(p: object): Promise<{ dimension: number; count: number; metric?: string }>;
+  deleteIndex(p: object): Promise<void>;
+  upsert(p: object): Promise<string[]>;
+  query(p: object): Promise<Hit[]>;
+  updateVector(p: object): Promise<void>;
+  deleteVector(p: object): Promise<void>;
+  deleteVectors(p: object): Promise<void>;
+  database(): Promise<any>;
+  close(): Promise<void>;
+}
+const { HorosvecVector, HorosvecFilterTranslator, METRICS } = (await import(ADAPTER)) as {
+  HorosvecVector: new (config: object) => Store;
+  HorosvecFilterTranslator: new () => { translate(filter: object): object | undefined };
+  METRICS: Record<string, string>;
+};
+type HorosvecVector = Store;
 
 type Doc = { id: string; text: string; source: string; rank: number; vector: Float32Array };
 type Meta = Record<string, unknown>;
@@ -428,5 +456,43 @@ describe('examples/mastra.mjs', () => {
     const lines = r.stdout.split('\n').filter((l) => /^\s+\d\.\d{3} \[foldoc\] /.test(l));
     expect(lines.length).toBe(5);
     expect(r.stdout).toMatch(/^index removed$/m);
+  });
+});
+
+describe('typings (horosvec/mastra.d.ts)', () => {
+  it('type-check as a MastraVector in an application (tsc, skipLibCheck: true)', () => {
+    const dir = join(root, 'node_modules', '.cache', `horosvec-mastra-types-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    try {
+      writeFileSync(join(dir, 'probe.ts'), `
+import { MastraVector } from '@mastra/core/vector';
+import { HorosvecVector, HorosvecFilterTranslator, METRICS } from 'horosvec/mastra';
+import { openDatabase } from 'horosvec';
+const asMastra: MastraVector = new HorosvecVector({ path: '/tmp/unused' });
+const store = new HorosvecVector({ database: await openDatabase() });
+const hits = await store.query({ indexName: 'i', queryVector: [1], topK: 3, filter: { source: { $in: ['a'] }, $nor: [{ x: 1 }] }, includeVector: true });
+const score: number = hits[0].score;
+const ids: string[] = await store.upsert({ indexName: 'i', vectors: [[1]], deleteFilter: { doc: 'x' } });
+await store.updateVector({ indexName: 'i', filter: { a: 1 }, update: { metadata: { b: 2 } } });
+await store.deleteVectors({ indexName: 'i', ids: ['a'] });
+const filter = new HorosvecFilterTranslator().translate({ a: 1 });
+const l2: 'l2' = METRICS.euclidean;
+// @ts-expect-error a metric name Mastra does not have
+await store.createIndex({ indexName: 'i', dimension: 3, metric: 'l2' });
+// @ts-expect-error path or database, not a number
+new HorosvecVector({ path: 3 });
+export { asMastra, score, ids, filter, l2 };
+`);
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] },
+        files: ['probe.ts'],
+      }));
+      const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+      const r = spawnSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+      expect(r.stdout + r.stderr).toBe('');
+      expect(r.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
