@@ -657,7 +657,9 @@ export interface Database {
   createCollection<M = Metadata>(name: string, options: CreateCollectionOptions): Promise<Collection<M>>;
   /**
    * The open handle of an existing collection: opened on first use (read-only in a readOnly
-   * database), the same handle on every later call. @throws `HV_NOT_FOUND` (no collection of
+   * database), the same handle on every later call. A durable handle the caller closed is opened
+   * again; an in-memory one stays closed (closing it released its records: use `dropCollection`
+   * to remove a collection). @throws `HV_NOT_FOUND` (no collection of
    * exactly that name), `HV_INVALID_ARGUMENT` (bad name), `HV_LOCKED`, `HV_CLOSED`.
    */
   collection<M = Metadata>(name: string): Promise<Collection<M>>;

@@ -77,6 +77,17 @@ describe.each(backends)('%s: in-memory database', (_name, hv) => {
     await db.close();
   });
 
+  it('a handle the caller closed: listed still; in memory it stays closed (use dropCollection)', async () => {
+    const db = await hv.openDatabase();
+    const c = await db.createCollection('c', { dim: 2 });
+    await c.close();
+    expect(await db.listCollections()).toEqual([{ name: 'c', dim: 2, metric: 'l2' }]);
+    await expectCode((await db.collection('c')).search([1, 1], { k: 1 }), 'HV_CLOSED');
+    await db.dropCollection('c');
+    expect(await db.listCollections()).toEqual([]);
+    await db.close();
+  });
+
   it('concurrent calls run in order', async () => {
     const db = await hv.openDatabase();
     const made = await Promise.all(['a', 'b', 'c'].map((n, i) => db.createCollection(n, { dim: i + 1 })));
@@ -117,6 +128,12 @@ describe('native: durable database', () => {
     expect(again.size).toBe(300);
     expect(again.get(7)!.metadata).toEqual({ i: 7 });
     expect(await db.collection('docs')).toBe(again);
+    // a handle the caller closed is opened again
+    await again.close();
+    expect((await db.listCollections()).map((c) => c.dim)).toEqual([8, 3]);
+    const reopened = await db.collection('docs');
+    expect(reopened).not.toBe(again);
+    expect(reopened.size).toBe(300);
     // each one is a normal collection directory; its writer lock holds while the db has it open
     await expectCode(native.Collection.open(join(dir, 'docs')), 'HV_LOCKED');
     await db.dropCollection('other');

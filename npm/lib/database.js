@@ -124,7 +124,8 @@ class BaseDatabase {
     return this.run(async () => {
       checkName(name);
       const have = this._handles.get(name);
-      if (have !== undefined) return have;
+      // a handle the caller closed is opened again (durable); in memory closing it ended it
+      if (have !== undefined && (!isClosed(have) || !this.reopens)) return have;
       if (!(await this.names()).includes(name)) throw hvError('HV_NOT_FOUND', `no collection named ${JSON.stringify(name)}`);
       const c = await this.load(name);
       this._handles.set(name, c);
@@ -169,6 +170,8 @@ class BaseDatabase {
 
 class MemoryDatabase extends BaseDatabase {
   #store = new Map();
+  #info = new Map();
+  reopens = false;
 
   get path() {
     return null;
@@ -183,6 +186,7 @@ class MemoryDatabase extends BaseDatabase {
     if (extra.length > 0) throw hvError('HV_INVALID_ARGUMENT', `option ${JSON.stringify(extra[0])} is for durable collections (an in-memory database takes dim and metric)`);
     const c = this.Collection.create({ dim: o.dim, metric: o.metric });
     this.#store.set(name, c);
+    this.#info.set(name, { dim: c.dim, metric: c.metric });
     return c;
   }
 
@@ -191,16 +195,18 @@ class MemoryDatabase extends BaseDatabase {
   }
 
   async info(name) {
-    const c = this.#store.get(name);
-    return { dim: c.dim, metric: c.metric };
+    return this.#info.get(name);
   }
 
   async remove(name) {
     this.#store.delete(name);
+    this.#info.delete(name);
   }
 }
 
 class DirDatabase extends BaseDatabase {
+  reopens = true;
+
   constructor(Collection, fs, path, dir, readOnly, defaults) {
     super(Collection, readOnly);
     this.fs = fs;
@@ -290,7 +296,7 @@ class DirDatabase extends BaseDatabase {
 
   async info(name) {
     const have = this._handles.get(name);
-    if (have !== undefined) return { dim: have.dim, metric: have.metric };
+    if (have !== undefined && !isClosed(have)) return { dim: have.dim, metric: have.metric };
     let c;
     try {
       c = await this.Collection.open(this.p.join(this.dir, name), { readOnly: true });
@@ -324,6 +330,15 @@ class DirDatabase extends BaseDatabase {
     } catch (e) {
       throw ioError(e, final);
     }
+  }
+}
+
+function isClosed(c) {
+  try {
+    void c.dim;
+    return false;
+  } catch {
+    return true;
   }
 }
 
