@@ -153,6 +153,7 @@ describe('native: durable database', () => {
     await writer.add(['a'], [[1, 2]]);
     const db2 = await native.openDatabase(dir);
     await expectCode(db2.dropCollection('Busy'), 'HV_LOCKED');
+    expect(writer.size).toBe(1); // the refused drop touched nothing
     await expectCode(db2.collection('Busy'), 'HV_LOCKED');
     await expectCode(db2.createCollection('busy', { dim: 2 }), 'HV_ALREADY_EXISTS');
     await expectCode(db2.collection('busy'), 'HV_NOT_FOUND');

@@ -164,6 +164,10 @@ describe.each(stores)('%s', (_name, make) => {
     expect(await store.describeIndex({ indexName: INDEX })).toEqual({ dimension: 384, count: N, metric: 'cosine' });
     // the same dimension again is a no-op (as Mastra's stores do); another dimension fails
     await store.createIndex({ indexName: 'plain', dimension: 4, metric: 'cosine' });
+    // concurrent creates of one index (an app's startup): all succeed, one index
+    await Promise.all([1, 2, 3].map(() => store.createIndex({ indexName: 'racing', dimension: 4 })));
+    expect((await store.listIndexes()).filter((n: string) => n === 'racing')).toHaveLength(1);
+    await store.deleteIndex({ indexName: 'racing' });
     await expectMastra(store.createIndex({ indexName: 'plain', dimension: 5 }), 'DIMENSION_MISMATCH');
     await expectMastra(store.createIndex({ indexName: 'PLAIN', dimension: 4 }), 'CREATE_INDEX_FAILED');
     await expectMastra(store.createIndex({ indexName: 'bad name', dimension: 4 }), 'CREATE_INDEX_FAILED');

@@ -230,7 +230,16 @@ export class HorosvecVector extends MastraVector {
         await this.validateExistingIndex(indexName, dimension, metric);
         return;
       }
-      await db.createCollection(indexName, { dim: dimension, metric: METRICS[metric] });
+      try {
+        await db.createCollection(indexName, { dim: dimension, metric: METRICS[metric] });
+      } catch (e) {
+        // created meanwhile (a concurrent createIndex): the same rule as above
+        if (e && e.code === 'HV_ALREADY_EXISTS' && (await db.listCollections()).some((c) => c.name === indexName)) {
+          await this.validateExistingIndex(indexName, dimension, metric);
+          return;
+        }
+        throw e;
+      }
     } catch (e) {
       throw wrap('CREATE_INDEX', e, { indexName: String(indexName), dimension });
     }

@@ -15,6 +15,9 @@ const DROP = '.drop-';
 // Collection.open options a database takes as defaults for every collection it opens
 const OPEN_DEFAULTS = ['durability', 'maxMutableRecords', 'maxSealedSegments', 'maxTombstoneRatio', 'verify'];
 
+const FS_MODULE = 'node:fs/promises';
+const PATH_MODULE = 'node:path';
+
 // Test hook: the crash tests set this global to a function called at named points of create and
 // drop (where they SIGKILL their own process). Nothing else sets it.
 const HOOK = Symbol.for('horosvec.database.testHook');
@@ -69,8 +72,10 @@ export function makeDatabase(Collection, backendName) {
     if (backendName !== 'native') throw hvError('HV_UNSUPPORTED', `openDatabase(dir) keeps collections in files, which the ${backendName} build cannot do; call openDatabase() for an in-memory database`);
     const defaults = {};
     for (const k of OPEN_DEFAULTS) if (o[k] !== undefined) defaults[k] = o[k];
-    const fs = await import(/* @vite-ignore */ 'node:fs/promises');
-    const path = await import(/* @vite-ignore */ 'node:path');
+    // Node modules, named through variables so that bundlers of the browser entry leave them
+    // alone (this line runs natively only: the wasm build refused a directory above)
+    const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ FS_MODULE);
+    const path = await import(/* webpackIgnore: true */ /* @vite-ignore */ PATH_MODULE);
     const db = new DirDatabase(Collection, fs, path, dir, readOnly, defaults);
     await db.init();
     return db;
@@ -150,6 +155,9 @@ class BaseDatabase {
       this.writable('dropCollection');
       if (!(await this.names()).includes(name)) throw hvError('HV_NOT_FOUND', `no collection named ${JSON.stringify(name)}`);
       const c = this._handles.get(name);
+      const held = c !== undefined && !isClosed(c);
+      // without a handle of ours, whether another writer holds it is checked before anything
+      if (!held) await this.checkUnlocked(name);
       this._handles.delete(name);
       if (c !== undefined) await c.close();
       await this.remove(name);
@@ -197,6 +205,8 @@ class MemoryDatabase extends BaseDatabase {
   async info(name) {
     return this.#info.get(name);
   }
+
+  async checkUnlocked() {}
 
   async remove(name) {
     this.#store.delete(name);
@@ -310,12 +320,15 @@ class DirDatabase extends BaseDatabase {
     return info;
   }
 
+  // the writer's lock: a collection another process (or handle) writes is not dropped
+  async checkUnlocked(name) {
+    const probe = await this.Collection.open(this.p.join(this.dir, name), this.openOptions({}));
+    await probe.close();
+  }
+
   async remove(name) {
     const { fs, p } = this;
     const final = p.join(this.dir, name);
-    // the writer's lock: a collection another process (or handle) writes is not dropped
-    const probe = await this.Collection.open(final, this.openOptions({}));
-    await probe.close();
     const gone = p.join(this.dir, `${DROP}${process.pid}-${Math.random().toString(36).slice(2, 10)}-${name}`);
     try {
       await fs.rename(final, gone);
