@@ -581,10 +581,114 @@ export declare class Collection<M = Metadata> {
   close(): Promise<void>;
 }
 
+// ---- Named collections (npm/lib/database.js) ----
+
+/**
+ * The codes a {@link Database} raises: every {@link ErrorCode}, plus `HV_ALREADY_EXISTS`
+ * (raised by the JS layer only, not by the core): `createCollection` named a collection that
+ * exists, or one whose name differs from an existing one only by letter case.
+ */
+export type DatabaseErrorCode = ErrorCode | 'HV_ALREADY_EXISTS';
+
+/** Options of `openDatabase`. */
+export interface DatabaseOptions {
+  /**
+   * Open every collection with `readOnly: true`; `createCollection` and `dropCollection` fail
+   * `HV_READ_ONLY`; `listCollections` lists what exists now (each call reads the directory).
+   */
+  readOnly?: boolean;
+  /** Default `durability` of every collection the database opens (see {@link OpenOptions}); durable databases only. */
+  durability?: OpenOptions['durability'];
+  /** Defaults of every collection the database opens (see {@link OpenOptions}); durable databases only. */
+  maxMutableRecords?: number;
+  maxSealedSegments?: number;
+  maxTombstoneRatio?: number;
+  verify?: boolean;
+}
+
+/** Options of `db.createCollection`: `dim` and `metric`, and for a durable database any {@link OpenOptions} but `readOnly`. */
+export interface CreateCollectionOptions extends Omit<OpenOptions, 'readOnly' | 'dim'> {
+  /** Vector dimension, an integer in 1..=65536 (required). */
+  dim: number;
+  /** Distance metric (default `'l2'`). */
+  metric?: Metric;
+}
+
+/** One entry of `db.listCollections()`. */
+export interface CollectionInfo {
+  name: string;
+  dim: number;
+  metric: Metric;
+}
+
+/**
+ * Named collections. A durable database (`openDatabase(dir)`, Node native) is a directory
+ * holding one subdirectory per collection, each a normal `Collection.open` directory
+ * (`dir/<name>/collection.db`…), so `Collection.open(join(dir, name))` opens one directly.
+ * Hidden entries `dir/.tmp-*` and `dir/.drop-*` are a create or drop in progress (or one a crash
+ * interrupted; the next writable open removes them). An in-memory database (`openDatabase()`,
+ * both backends) holds `Collection.create` collections and loses them at exit.
+ *
+ * Names match `^[A-Za-z0-9_][A-Za-z0-9_-]{0,127}$` (else `HV_INVALID_ARGUMENT`) and are
+ * case-sensitive, but a name that differs only by letter case from an existing one is refused
+ * (`HV_ALREADY_EXISTS`): macOS and Windows file systems fold case, so `Docs` and `docs` would be
+ * one directory there.
+ *
+ * Crash safety: `createCollection` builds the collection under a temporary name and renames it
+ * into place; `dropCollection` renames it out of the name space (atomically) before removing
+ * its files. A process killed at any point leaves either the whole collection or none, and the
+ * database opens.
+ *
+ * The database's own calls run one after another; each collection handle is the usual
+ * {@link Collection} (one writer per collection across processes: `HV_LOCKED`). After
+ * `close()` every call fails `HV_CLOSED`.
+ */
+export interface Database {
+  /** The absolute directory of a durable database; `null` in memory. */
+  readonly path: string | null;
+  /** Whether the database was opened with `readOnly: true`. */
+  readonly readOnly: boolean;
+  /**
+   * Creates the collection `name` and resolves to its open handle (the one `collection(name)`
+   * returns afterwards). @throws `HV_ALREADY_EXISTS` (it exists, or differs only by case from
+   * one that does), `HV_INVALID_ARGUMENT` (bad name, missing `dim`, bad options),
+   * `HV_READ_ONLY`, `HV_IO`, `HV_CLOSED`.
+   */
+  createCollection<M = Metadata>(name: string, options: CreateCollectionOptions): Promise<Collection<M>>;
+  /**
+   * The open handle of an existing collection: opened on first use (read-only in a readOnly
+   * database), the same handle on every later call. A durable handle the caller closed is opened
+   * again; an in-memory one stays closed (closing it released its records: use `dropCollection`
+   * to remove a collection). @throws `HV_NOT_FOUND` (no collection of
+   * exactly that name), `HV_INVALID_ARGUMENT` (bad name), `HV_LOCKED`, `HV_CLOSED`.
+   */
+  collection<M = Metadata>(name: string): Promise<Collection<M>>;
+  /** Every collection, sorted by name (code-unit order). @throws `HV_IO`, `HV_CLOSED`. */
+  listCollections(): Promise<CollectionInfo[]>;
+  /**
+   * Closes the collection's handle (later calls on it fail `HV_CLOSED`) and deletes the
+   * collection with its records. @throws `HV_NOT_FOUND`, `HV_READ_ONLY`, `HV_LOCKED` (another
+   * process has it open for writing; nothing is deleted), `HV_IO`, `HV_CLOSED`.
+   */
+  dropCollection(name: string): Promise<void>;
+  /** Closes every collection the database opened; later calls fail `HV_CLOSED`. Closing twice is allowed. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens (creating it if absent, unless `readOnly`) the database in directory `dir`: named
+ * durable collections (Node, native backend; the wasm build fails `HV_UNSUPPORTED`). Without
+ * `dir`, an in-memory database on either backend. Leftovers of an interrupted create or drop
+ * are removed at a writable open. @throws `HV_INVALID_ARGUMENT` (bad options), `HV_IO` (a
+ * readOnly open of a missing directory, an unwritable path), `HV_UNSUPPORTED`.
+ */
+export declare function openDatabase(dir?: string, options?: DatabaseOptions): Promise<Database>;
+
 declare const _default: {
   Collection: typeof Collection;
   backend: typeof backend;
   kernel: typeof kernel;
   version: typeof version;
+  openDatabase: typeof openDatabase;
 };
 export default _default;

@@ -26,4 +26,5 @@ export const Collection = api.Collection;
 export const backend = api.backend;
 export const kernel = api.kernel;
 export const version = api.version;
+export const openDatabase = api.openDatabase;
 export default api;

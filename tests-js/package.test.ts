@@ -70,7 +70,7 @@ describe('typings match both backends', () => {
   const statics = [...body.matchAll(/^ {2}static (\w+)/gm)].map((m) => m[1]);
 
   it.each(backends)('%s exports exactly what index.d.ts declares', (_name, hv) => {
-    expect(exported).toEqual(['Collection', 'backend', 'kernel', 'version']);
+    expect(exported).toEqual(['Collection', 'backend', 'kernel', 'openDatabase', 'version']);
     const keys = Object.keys(hv).filter((k) => k !== 'default').sort();
     expect(keys).toEqual(exported);
     expect(Object.keys((hv as unknown as { default: object }).default).sort()).toEqual(exported);

@@ -5,6 +5,7 @@
 // decides when the call starts.
 
 import { backendFor } from './backends.js';
+import { makeDatabase } from './database.js';
 import { guard, hvError, inputError, readInput, toHvError } from './errors.js';
 import { toBatch, toIds, idsLength, toFilter, toIndexOptions, toListOptions, toMetadata, toSearchOptions, toVector, checkId } from './input.js';
 
@@ -382,5 +383,5 @@ export function makeApi(raw) {
   }
   const CREATE = Symbol('create');
 
-  return { Collection, backend: backend.name, kernel: backend.kernel, version: backend.version };
+  return { Collection, backend: backend.name, kernel: backend.kernel, version: backend.version, openDatabase: makeDatabase(Collection, backend.name) };
 }
