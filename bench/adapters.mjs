@@ -54,6 +54,16 @@ const arrays = docs.map((d) => Array.from(d.vector));
 const qArrays = queries.map((q) => Array.from(q.vector));
 const matches = docs.filter((d) => d.rank >= LO && d.rank < HI).length;
 
+// the vectors are given: LangChain's store must never be asked to embed
+const noEmbeddings = {
+  embedQuery: async () => {
+    throw new Error('bench/adapters.mjs passes vectors');
+  },
+  embedDocuments: async () => {
+    throw new Error('bench/adapters.mjs passes vectors');
+  },
+};
+
 const batches = (f) => {
   const out = [];
   for (let s = 0; s < n; s += BATCH) out.push(f(s, Math.min(n, s + BATCH)));
@@ -94,7 +104,7 @@ const engines = {
   },
   langchain: () => {
     const col = hv.Collection.create({ dim, metric: 'cosine' });
-    const store = new HorosvecStore(null, { collection: col });
+    const store = new HorosvecStore(noEmbeddings, { collection: col });
     return {
       col,
       add: (s, e) =>

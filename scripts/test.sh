@@ -19,6 +19,7 @@ t cargo test -p horosvec-core --release --features durable || fail=1
 t bash scripts/build-native.sh || exit 1
 t bash scripts/build-wasm.sh || exit 1
 t npx tsc -p tsconfig.json || fail=1
+t npx tsc -p tsconfig.llamaindex.json || fail=1
 mkdir -p target
 t npx vitest run --reporter=default --reporter=json --outputFile.json=target/vitest-node.json
 node scripts/vitest-summary.mjs target/vitest-node.json js-node || fail=1
