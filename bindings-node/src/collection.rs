@@ -303,11 +303,9 @@ impl CoreCollection {
                 Some(ms) if ms.is_finite() && (0.0..=86_400_000.0).contains(&ms) => {
                     std::time::Duration::from_micros((ms * 1000.0) as u64)
                 }
-                Some(ms) => {
-                    return Err(Error::invalid_argument(format!(
-                        "refreshIntervalMs must be a number of milliseconds in 0..=86400000, got {ms}"
-                    )))
-                }
+                Some(ms) => return Err(Error::invalid_argument(format!(
+                    "refreshIntervalMs must be a number of milliseconds in 0..=86400000, got {ms}"
+                ))),
             };
             let o = segments.as_ref();
             let cfg = args::segment_config(&args::SegmentArgs {

@@ -83,7 +83,7 @@ fn contents(d: &DurableCollection) -> BTreeMap<u64, (Vec<f32>, Option<String>)> 
     }
     let mut o = SearchOptions::new(n).unwrap();
     o.exact = Some(true);
-    for h in c.search(&vec![0.0; DIM], &o).unwrap() {
+    for h in c.search(&[0.0; DIM], &o).unwrap() {
         let VectorId::Int(i) = h.id else {
             unreachable!()
         };
