@@ -44,10 +44,10 @@ class Child {
     return new Promise((resolve, reject) => this.#waiting.push({ op, resolve, reject }));
   }
 
-  ask(msg: Msg, reply: string): Promise<Msg> {
+  ask<T = Msg>(msg: Msg, reply: string): Promise<T> {
     const p = this.next(reply);
     this.proc.send(msg);
-    return p;
+    return p as Promise<unknown> as Promise<T>;
   }
 
   kill() {
@@ -106,7 +106,7 @@ function startReader(): Promise<Child> {
 
 /** The reader's visible ids, checked: whole batches only, nothing never submitted. */
 async function snapshot(r: Child): Promise<Set<number>> {
-  const { ids } = (await r.ask({ op: 'snapshot' }, 'snapshot')) as { ids: number[] };
+  const { ids } = await r.ask<{ ids: number[] }>({ op: 'snapshot' }, 'snapshot');
   const perBatch = new Map<number, number>();
   for (const id of ids) perBatch.set(Math.floor(id / 1000), (perBatch.get(Math.floor(id / 1000)) ?? 0) + 1);
   for (const [b, k] of perBatch) {
@@ -191,7 +191,7 @@ describe('readers that follow the writer', () => {
     await expectAckedAfterRefresh(readers);
 
     for (const r of readers) {
-      const s = (await r.ask({ op: 'stats' }, 'stats')) as { searches: number; errors: number; firstError: string | null; refreshes: number };
+      const s = await r.ask<{ searches: number; errors: number; firstError: string | null; refreshes: number }>({ op: 'stats' }, 'stats');
       expect(s.firstError).toBeNull();
       expect(s.errors).toBe(0);
       expect(s.searches).toBeGreaterThan(0);
