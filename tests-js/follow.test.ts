@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { Collection } from 'horosvec';
+import { backends } from './helpers/backends.js';
 
 const HELPERS = fileURLToPath(new URL('./helpers', import.meta.url));
 
@@ -203,4 +205,52 @@ describe('readers that follow the writer', () => {
       expect(c.proc.exitCode).toBe(0);
     }
   }, 90_000);
+
+  for (const [name, api] of backends) {
+    it(`${name}: refresh() of an in-memory collection resolves false; after close() it rejects HV_CLOSED`, async () => {
+      const col = api.Collection.create({ dim: 2 });
+      await col.add([1], [[1, 2]]);
+      expect(await col.refresh()).toBe(false);
+      await col.close();
+      await expect(col.refresh()).rejects.toMatchObject({ code: 'HV_CLOSED' });
+    });
+  }
+
+  it('a writer refresh() resolves false; a view in the same process follows it; refreshIntervalMs is checked', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'horosvec-follow-same-'));
+    try {
+      for (const bad of [-1, Number.NaN, Infinity, 86_400_001, '100', null]) {
+        await expect(Collection.open(d, { dim: 2, readOnly: true, refreshIntervalMs: bad as number })).rejects.toMatchObject({ code: 'HV_INVALID_ARGUMENT' });
+      }
+      const w = await Collection.open(d, { dim: 2 });
+      const manual = await Collection.open(d, { readOnly: true, refreshIntervalMs: 0 });
+      const polled = await Collection.open(d, { readOnly: true, refreshIntervalMs: 5 });
+      await w.add(['a', 'b'], [[1, 0], [0, 1]], [{ n: 1 }, { n: 2 }]);
+      expect(await w.refresh()).toBe(false);
+      expect(manual.size).toBe(0);
+      expect(await manual.refresh()).toBe(true);
+      expect(await manual.refresh()).toBe(false);
+      expect(manual.size).toBe(2);
+      expect(manual.get('b')?.metadata).toEqual({ n: 2 });
+      expect(await manual.count({ n: { $gt: 1 } })).toBe(1);
+      await w.deleteWhere({ n: 1 });
+      const deadline = Date.now() + 30_000;
+      while (polled.get('a') !== undefined || polled.get('b') === undefined) {
+        if (Date.now() > deadline) throw new Error('the polling view never caught up');
+        await new Promise((res) => setTimeout(res, 5));
+      }
+      const s = polled.stats();
+      expect(s.refreshes).toBeGreaterThan(0);
+      expect(s.lastRefreshMs).toBeGreaterThanOrEqual(0);
+      expect(w.stats().refreshes).toBe(0);
+      await expect(manual.add(['c'], [[1, 1]])).rejects.toMatchObject({ code: 'HV_READ_ONLY' });
+      for (const c of [manual, polled]) {
+        await c.close();
+        await expect(c.refresh()).rejects.toMatchObject({ code: 'HV_CLOSED' });
+      }
+      await w.close();
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
 });
