@@ -4,12 +4,15 @@
 //
 //   delay    A writer process (this script forked with --role writer) holds --preload records of
 //            the shipped sample (384-d, all-MiniLM-L6-v2) and commits --commits single-record adds,
-//            one at a time, at random phases (a 0–150 ms pause between them). This process holds a
+//            one at a time on its own schedule (a random 0–--max-pause ms pause between them,
+//            default 200), independent of the reader, so commits land at random phases of the
+//            polls. This process holds a
 //            read-only view and measures, per commit, the time from the writer's acknowledgement
 //            (its clock: performance.timeOrigin + now(), shared by both processes) until `get(id)`
 //            returns the record: (a) with the default polling (refreshIntervalMs 100; the reader
 //            polls `get` on 1 ms timers), (b) with polling off and an explicit
-//            `await refresh()` as soon as the acknowledgement arrives. p50 / p99 / max.
+//            `await refresh()` as soon as the acknowledgement arrives (a record an earlier refresh
+//            already showed is not refreshed for again). p50 / p99 / max.
 //   cost     Refresh cost against the mutable segment's size: a writer (this process) holds N
 //            records of the sample in its mutable segment (no seal), a read-only view (polling
 //            off) refreshes after each of --reps single-record commits: wall time of
@@ -18,7 +21,7 @@
 //            segment is reused by a refresh (mapped once), so only the mutable records count.
 //
 // Usage: node bench/follow.mjs [--phase delay|cost|all] [--commits 200] [--preload 1000]
-//          [--sizes 1000,10000,20000] [--reps 15]
+//          [--max-pause 200] [--sizes 1000,10000,20000] [--reps 15]
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,6 +42,7 @@ const { values } = parseArgs({
     preload: { type: 'string', default: '1000' },
     sizes: { type: 'string', default: '1000,10000,20000' },
     reps: { type: 'string', default: '15' },
+    'max-pause': { type: 'string', default: '200' },
   },
 });
 const SELF = fileURLToPath(import.meta.url);
@@ -77,9 +81,12 @@ if (values.role === 'writer') {
   await load(col, 0, Number(values.preload));
   await settle(col);
   process.on('message', async (m) => {
-    if (m.op === 'add') {
-      await col.add([m.id], [vec(m.id)], [meta(m.id)]);
-      process.send({ op: 'acked', id: m.id, t: now() });
+    if (m.op === 'run') {
+      for (const id of m.ids) {
+        await col.add([id], [vec(id)], [meta(id)]);
+        process.send({ op: 'acked', id, t: now() });
+        await sleep(Math.random() * m.maxPauseMs);
+      }
     } else if (m.op === 'close') {
       await col.close();
       process.exit(0);
@@ -121,26 +128,31 @@ async function delay() {
   let next = 1_000_000;
   for (const mode of ['poll', 'refresh']) {
     const r = await Collection.open(dir, mode === 'poll' ? { readOnly: true } : { readOnly: true, refreshIntervalMs: 0 });
-    const delays = [];
     const commits = Number(values.commits);
-    for (let c = 0; c < commits; c++) {
-      const id = next++;
-      w.send({ op: 'add', id });
-      let seen;
-      if (mode === 'poll') {
-        // 1 ms timers, not a busy loop: the view's poller thread needs the CPU too
-        while (r.get(id) === undefined) await sleep(1);
-        seen = now();
-        delays.push(seen - (await waitAck(id)));
-      } else {
-        const acked = await waitAck(id);
-        await r.refresh();
-        if (r.get(id) === undefined) throw new Error(`record ${id} not visible after refresh()`);
-        delays.push(now() - acked);
+    const ids = Array.from({ length: commits }, () => next++);
+    const seen = new Map();
+    // the writer commits on its own schedule (independent of this reader, so each commit lands
+    // at a random phase of the polls)
+    w.send({ op: 'run', ids, maxPauseMs: Number(values['max-pause']) });
+    if (mode === 'poll') {
+      // commits become visible in order: watch the oldest unseen; 1 ms timers, not a busy
+      // loop (the view's poller thread needs the CPU too)
+      let i = 0;
+      while (i < ids.length) {
+        while (i < ids.length && r.get(ids[i]) !== undefined) seen.set(ids[i++], now());
+        await sleep(1);
       }
-      // a pause longer than the interval, so commits land at random phases of the polls
-      await sleep(Math.random() * 150);
+    } else {
+      // refresh as soon as each acknowledgement arrives (one refresh at a time)
+      for (const id of ids) {
+        await waitAck(id);
+        if (r.get(id) === undefined) await r.refresh();
+        if (r.get(id) === undefined) throw new Error(`record ${id} not visible after refresh()`);
+        seen.set(id, now());
+      }
     }
+    for (const id of ids) await waitAck(id);
+    const delays = ids.map((id) => seen.get(id) - acks.get(id));
     const s = r.stats();
     emit({
       phase: 'delay',
