@@ -17,7 +17,9 @@
 //            records of the sample in its mutable segment (no seal), a read-only view (polling
 //            off) refreshes after each of --reps single-record commits: wall time of
 //            `await refresh()` and the core's reload time (`stats().lastRefreshMs`), against the
-//            time of opening the same view. Also 20,000 sealed + 1,000 mutable: the sealed
+//            time of opening the same view (with the writer open, whose background interim index
+//            builds compete for the CPU, and with the writer closed: `open_writer_idle`, the
+//            load a reload repeats). Also 20,000 sealed + 1,000 mutable: the sealed
 //            segment is reused by a refresh (mapped once), so only the mutable records count.
 //
 // Usage: node bench/follow.mjs [--phase delay|cost|all] [--commits 200] [--preload 1000]
@@ -204,6 +206,17 @@ async function cost() {
       noChange.push(now() - t);
     }
     const st = r.stats();
+    await r.close();
+    await w.close();
+    // the same load with the writer closed (no background index build competing for the CPU):
+    // what a reload costs on a quiet machine; a refresh is this load minus the segment mapping
+    const idle = [];
+    for (let i = 0; i < 5; i++) {
+      t = now();
+      const v = await Collection.open(dir, { readOnly: true, refreshIntervalMs: 0 });
+      idle.push(now() - t);
+      await v.close();
+    }
     emit({
       phase: 'cost',
       mutable_records: st.mutableRecords,
@@ -215,9 +228,8 @@ async function cost() {
       refresh_wall: summary(wall),
       refresh_core: summary(core),
       refresh_unchanged: summary(noChange),
+      open_writer_idle: summary(idle),
     });
-    await r.close();
-    await w.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
