@@ -26,6 +26,14 @@ use crate::error::{guard, to_napi};
 
 type Shared = Arc<RwLock<Option<Collection>>>;
 
+/// `HV_INVALID_ARGUMENT` for a `refreshIntervalMs` outside 0..=86,400,000 (the JS layer checks
+/// it first; this guards direct callers of the raw binding).
+fn bad_interval(ms: f64) -> Error {
+    Error::invalid_argument(format!(
+        "refreshIntervalMs must be a number of milliseconds in 0..=86400000, got {ms}"
+    ))
+}
+
 pub(crate) fn read<T>(
     s: &Shared,
     f: impl FnOnce(&Collection) -> horosvec_core::Result<T>,
@@ -303,9 +311,7 @@ impl CoreCollection {
                 Some(ms) if ms.is_finite() && (0.0..=86_400_000.0).contains(&ms) => {
                     std::time::Duration::from_micros((ms * 1000.0) as u64)
                 }
-                Some(ms) => return Err(Error::invalid_argument(format!(
-                    "refreshIntervalMs must be a number of milliseconds in 0..=86400000, got {ms}"
-                ))),
+                Some(ms) => return Err(bad_interval(ms)),
             };
             let o = segments.as_ref();
             let cfg = args::segment_config(&args::SegmentArgs {
