@@ -197,12 +197,7 @@ export function makeApi(raw) {
     stats() {
       return guard(() => {
         const h = this.#open();
-        return {
-          ...h.stats(),
-          backend: backend.name,
-          threads: backend.threads(),
-          ...(h.durable ? { commits: h.commits, mutableBound: h.mutableBound, refreshes: h.refreshes, lastRefreshMs: h.lastRefreshMs } : {}),
-        };
+        return { ...h.stats(), backend: backend.name, threads: backend.threads(), ...(h.durable ? { commits: h.commits, mutableBound: h.mutableBound, refreshes: h.refreshes, lastRefreshMs: h.lastRefreshMs } : {}) };
       });
     }
 
