@@ -26,6 +26,14 @@ use crate::error::{guard, to_napi};
 
 type Shared = Arc<RwLock<Option<Collection>>>;
 
+/// `HV_INVALID_ARGUMENT` for a `refreshIntervalMs` outside 0..=86,400,000 (the JS layer checks
+/// it first; this guards direct callers of the raw binding).
+fn bad_interval(ms: f64) -> Error {
+    Error::invalid_argument(format!(
+        "refreshIntervalMs must be a number of milliseconds in 0..=86400000, got {ms}"
+    ))
+}
+
 pub(crate) fn read<T>(
     s: &Shared,
     f: impl FnOnce(&Collection) -> horosvec_core::Result<T>,
@@ -295,8 +303,16 @@ impl CoreCollection {
         durability: String,
         read_only: bool,
         segments: Option<RawSegmentOptions>,
+        refresh_interval_ms: Option<f64>,
     ) -> AsyncTask<Job<CoreCollection>> {
         Job::new(move || {
+            let interval = match refresh_interval_ms {
+                None => std::time::Duration::from_millis(100),
+                Some(ms) if ms.is_finite() && (0.0..=86_400_000.0).contains(&ms) => {
+                    std::time::Duration::from_micros((ms * 1000.0) as u64)
+                }
+                Some(ms) => return Err(bad_interval(ms)),
+            };
             let o = segments.as_ref();
             let cfg = args::segment_config(&args::SegmentArgs {
                 max_mutable_records: o.and_then(|o| o.max_mutable_records),
@@ -325,6 +341,9 @@ impl CoreCollection {
                 Some(std::path::PathBuf::from(&path)),
                 cfg,
             )?;
+            if read_only {
+                d.follow(interval)?;
+            }
             let shared = d.shared().clone();
             let size = read(&shared, |c| Ok(c.len()))?;
             Ok(CoreCollection::from_parts(shared, size, Some(Arc::new(d))))
@@ -508,6 +527,46 @@ impl CoreCollection {
         self.durable.is_some()
     }
 
+    /// A read-only durable view: reloads it on a worker thread when the writer committed since
+    /// its last load (one consistent read: never part of a group); true when it loaded something
+    /// new. False for a writer or an in-memory collection.
+    #[napi(catch_unwind, ts_return_type = "Promise<boolean>")]
+    pub fn refresh_async(&self) -> AsyncTask<Job<bool>> {
+        let closed = self.closed.clone();
+        let d = self.durable.clone();
+        let s = self.inner.clone();
+        let size = self.size.clone();
+        Job::new(move || {
+            if closed.load(Ordering::Acquire) {
+                return Err(Error::Closed);
+            }
+            let Some(d) = d else { return Ok(false) };
+            let changed = d.refresh()?;
+            if changed {
+                if let Some(c) = s.read().ok().as_ref().and_then(|g| g.as_ref()) {
+                    size.store(c.len(), Ordering::Release);
+                }
+            }
+            Ok(changed)
+        })
+    }
+
+    /// Read-only durable views: reloads done since open, by `refresh` or the poller.
+    #[napi(getter)]
+    pub fn refreshes(&self) -> f64 {
+        self.durable.as_ref().map_or(0.0, |d| {
+            d.follow_stats().refreshes.load(Ordering::Relaxed) as f64
+        })
+    }
+
+    /// Read-only durable views: the last reload's duration in milliseconds (0 before any).
+    #[napi(getter)]
+    pub fn last_refresh_ms(&self) -> f64 {
+        self.durable.as_ref().map_or(0.0, |d| {
+            d.follow_stats().last_refresh_us.load(Ordering::Relaxed) as f64 / 1000.0
+        })
+    }
+
     /// Durable collections: transactions committed since open (0 otherwise).
     #[napi(getter)]
     pub fn commits(&self) -> f64 {
@@ -528,6 +587,11 @@ impl CoreCollection {
     pub fn size(&self) -> napi::Result<f64> {
         if self.closed.load(Ordering::Acquire) {
             return Err(to_napi(Error::Closed));
+        }
+        if self.durable.as_ref().is_some_and(|d| d.read_only()) {
+            // a following view changes under its poller: read the collection itself (the read
+            // lock waits only for a refresh's swap)
+            return read(&self.inner, |c| Ok(c.len() as f64)).map_err(to_napi);
         }
         Ok(self.size.load(Ordering::Acquire) as f64)
     }

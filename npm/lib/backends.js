@@ -4,7 +4,8 @@
 // `Collection` never asks which backend it runs on; `backendFor(raw)` picks one, once.
 //
 // Module level: `name`, `kernel`, `version`, `threads()`, `assertCanOpen()`, `create(dim,
-// metric)`, `fromBytes(bytes)`, `open(path, dim, metric, durability, readOnly, limits)`; the last
+// metric)`, `fromBytes(bytes)`, `open(path, dim, metric, durability, readOnly, limits,
+// refreshIntervalMs)`; the last
 // three return a handle (Promise of one for the async two).
 // A handle (one raw collection): `durable`, `queue` (its `CallQueue`), `size`, `commits`,
 // `mutableBound`, `stats()`, `get(id)`, `searchSync(query, options)`, `close()`, and the calls
@@ -12,7 +13,8 @@
 // ids, flat, metadata)` (method "add" | "upsert"), `delete(ids)`, `search(query, options)`,
 // `deleteWhere(filterJson)`, `searchBatch(flat, options)`, `count(filterJson)`, `list(filterJson,
 // limit, cursor, includeVectors)`, `importGraph(adjacency, degree, entry, params)`,
-// `exportGraph()`, `toBytes()`, `buildIndex(params, onProgress, signal)`, `seal()`, `compact()`.
+// `exportGraph()`, `toBytes()`, `buildIndex(params, onProgress, signal)`, `seal()`, `compact()`,
+// `refresh()` (→ boolean; a read-only view's reload), with `refreshes` / `lastRefreshMs`.
 // `count` and `list` are synchronous on both backends (the raw calls read the collection under
 // its read lock on the calling thread) but are ordered by the queue like any read.
 
@@ -93,6 +95,15 @@ function nativeBackend(raw) {
     }
     get mutableBound() {
       return this.raw.mutableBound;
+    }
+    get refreshes() {
+      return this.raw.refreshes;
+    }
+    get lastRefreshMs() {
+      return this.raw.lastRefreshMs;
+    }
+    refresh() {
+      return invoke(() => this.raw.refreshAsync());
     }
 
     #submit(kind, ids, flat, meta, filter) {
@@ -181,8 +192,8 @@ function nativeBackend(raw) {
     assertCanOpen() {},
     create: (dim, metric) => wrap(raw.CoreCollection.create(dim, metric)),
     fromBytes: async (bytes) => wrap(await raw.CoreCollection.fromBytesAsync(bytes)),
-    open: async (path, dim, metric, durability, readOnly, limits) =>
-      wrap(await raw.CoreCollection.openAsync(path, dim, metric, durability, readOnly, limits)),
+    open: async (path, dim, metric, durability, readOnly, limits, refreshIntervalMs) =>
+      wrap(await raw.CoreCollection.openAsync(path, dim, metric, durability, readOnly, limits, refreshIntervalMs)),
   };
 }
 
@@ -201,6 +212,10 @@ function wasmBackend(raw) {
     }
     get mutableBound() {
       return 0;
+    }
+    // in memory: nothing else writes it
+    refresh() {
+      return Promise.resolve(false);
     }
     write(method, ids, flat, meta) {
       return invoke(() => this.raw[method](ids, flat, meta));

@@ -134,9 +134,9 @@ export function makeApi(raw) {
     static async open(path, options = {}) {
       backend.assertCanOpen();
       if (typeof path !== 'string' || path === '') throw hvError('HV_INVALID_ARGUMENT', 'path must be a non-empty string (a directory)');
-      const { dim, metric, durability, readOnly, limits } = readInput(() => {
+      const { dim, metric, durability, readOnly, limits, refreshIntervalMs } = readInput(() => {
         if (options === null || typeof options !== 'object') throw inputError('HV_INVALID_ARGUMENT', 'open options must be an object');
-        const known = ['dim', 'metric', 'durability', 'readOnly', 'maxMutableRecords', 'maxSealedSegments', 'maxTombstoneRatio', 'verify'];
+        const known = ['dim', 'metric', 'durability', 'readOnly', 'maxMutableRecords', 'maxSealedSegments', 'maxTombstoneRatio', 'verify', 'refreshIntervalMs'];
         const unknown = Object.keys(options).filter((k) => !known.includes(k));
         if (unknown.length > 0) throw inputError('HV_INVALID_ARGUMENT', `unknown open option ${JSON.stringify(unknown[0])} (known: ${known.join(', ')})`);
         const { dim, metric, durability = 'full', readOnly = false, maxMutableRecords, maxSealedSegments, maxTombstoneRatio, verify = false } = options;
@@ -148,11 +148,16 @@ export function makeApi(raw) {
         if (metric !== undefined && typeof metric !== 'string') throw inputError('HV_INVALID_ARGUMENT', `metric must be a string, got ${typeof metric}`);
         if (typeof durability !== 'string') throw inputError('HV_INVALID_ARGUMENT', `durability must be "full", "normal" or "off"`);
         if (typeof readOnly !== 'boolean') throw inputError('HV_INVALID_ARGUMENT', 'readOnly must be a boolean');
-        return { dim, metric, durability, readOnly, limits: { maxMutableRecords, maxSealedSegments, maxTombstoneRatio, verify } };
+        // a read-only view's polling interval (ms; 0 = off); a writer sees its own writes and ignores it
+        const { refreshIntervalMs = 100 } = options;
+        if (typeof refreshIntervalMs !== 'number' || !Number.isFinite(refreshIntervalMs) || refreshIntervalMs < 0 || refreshIntervalMs > 86_400_000) {
+          throw inputError('HV_INVALID_ARGUMENT', `refreshIntervalMs must be a number of milliseconds in 0..86400000 (0 = no polling), got ${typeof refreshIntervalMs === 'number' ? refreshIntervalMs : typeof refreshIntervalMs}`);
+        }
+        return { dim, metric, durability, readOnly, limits: { maxMutableRecords, maxSealedSegments, maxTombstoneRatio, verify }, refreshIntervalMs };
       });
       let handle;
       try {
-        handle = await backend.open(path, dim, metric, durability, readOnly, limits);
+        handle = await backend.open(path, dim, metric, durability, readOnly, limits, refreshIntervalMs);
       } catch (e) {
         throw toHvError(e);
       }
@@ -193,7 +198,7 @@ export function makeApi(raw) {
     stats() {
       return guard(() => {
         const h = this.#open();
-        return { ...h.stats(), backend: backend.name, threads: backend.threads(), ...(h.durable ? { commits: h.commits, mutableBound: h.mutableBound } : {}) };
+        return { ...h.stats(), backend: backend.name, threads: backend.threads(), ...(h.durable ? { commits: h.commits, mutableBound: h.mutableBound, refreshes: h.refreshes, lastRefreshMs: h.lastRefreshMs } : {}) };
       });
     }
 
@@ -243,6 +248,12 @@ export function makeApi(raw) {
 
     compact() {
       return this.#segmentOp('compact');
+    }
+
+    // A read-only view: reload now if the writer committed since the last load (true when it
+    // loaded something new); false on a writer or an in-memory collection.
+    refresh() {
+      return this.#call((h) => h.refresh());
     }
 
     upsert(ids, vectors, metadata) {

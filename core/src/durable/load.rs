@@ -1,10 +1,13 @@
 //! Building the in-memory collection from the store and the segment files: at open, and again
 //! after a failed commit (the store then holds none of the group).
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use super::files::SegmentDir;
 use crate::collection::Collection;
 use crate::error::{Error, Result};
-use crate::segment::{open_segment_file, Freshness};
+use crate::segment::{open_segment_file, Freshness, Segment};
 use crate::store::{ManifestEntry, RecordStore};
 use crate::types::Metric;
 
@@ -37,11 +40,27 @@ pub(crate) fn load(
     dir: Option<&SegmentDir>,
     mode: LoadMode,
 ) -> Result<Collection> {
+    load_reusing(store, dir, mode, &HashMap::new())
+}
+
+/// Segments already mapped, by generation: a refresh reuses them instead of mapping their files
+/// again (a segment file never changes once written; its tombstones come from the manifest).
+pub(crate) type Mapped = HashMap<u64, Arc<Segment>>;
+
+/// [`load`], taking the manifest's segments found in `mapped` from there (their files may be
+/// gone already: the mapping stays valid).
+pub(crate) fn load_reusing(
+    store: &mut dyn RecordStore,
+    dir: Option<&SegmentDir>,
+    mode: LoadMode,
+    mapped: &Mapped,
+) -> Result<Collection> {
     let LoadMode { verify, read_only } = mode;
     let mut attempt = 0;
     loop {
         store.begin_read()?;
-        let res = load_once(store, dir, verify, read_only && attempt < READ_RETRIES);
+        let may_retry = read_only && attempt < READ_RETRIES;
+        let res = load_once(store, dir, (verify, may_retry), mapped);
         store.end_read();
         match res {
             Some(r) => return r,
@@ -58,8 +77,8 @@ pub(crate) fn load(
 fn load_once(
     store: &mut dyn RecordStore,
     dir: Option<&SegmentDir>,
-    verify: bool,
-    may_retry: bool,
+    (verify, may_retry): (bool, bool),
+    mapped: &Mapped,
 ) -> Option<Result<Collection>> {
     let (dim, metric) = store.shape();
     let manifest = match store.segments() {
@@ -67,13 +86,15 @@ fn load_once(
         Err(e) => return Some(Err(e)),
     };
     let gone = || match (may_retry, dir) {
-        (true, Some(d)) => manifest.iter().any(|e| !d.exists(e.generation)),
+        (true, Some(d)) => manifest
+            .iter()
+            .any(|e| !mapped.contains_key(&e.generation) && !d.exists(e.generation)),
         _ => false,
     };
     if gone() {
         return None;
     }
-    match load_parts(store, dir, verify, dim, metric, &manifest) {
+    match load_parts(store, dir, (verify, mapped), dim, metric, &manifest) {
         // removed between the check above and its opening
         Err(_) if gone() => None,
         r => Some(r),
@@ -83,7 +104,7 @@ fn load_once(
 fn load_parts(
     store: &mut dyn RecordStore,
     dir: Option<&SegmentDir>,
-    verify: bool,
+    (verify, mapped): (bool, &Mapped),
     dim: usize,
     metric: Metric,
     manifest: &[ManifestEntry],
@@ -95,6 +116,11 @@ fn load_parts(
             Error::Corrupt("the manifest lists segments but the store has no directory".into())
         })?;
         for e in manifest {
+            if let Some(seg) = mapped.get(&e.generation) {
+                // checked when it was mapped
+                col.attach_segment(seg.clone(), &e.tombstones)?;
+                continue;
+            }
             let seg =
                 open_segment_file(dir.path(), e.generation, dim, metric, Freshness::FromDisk)?;
             if seg.len() as u64 != e.rows {

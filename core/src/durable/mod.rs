@@ -22,11 +22,17 @@
 //! Readers never wait for the sync (it happens outside the lock); a reader may observe a write
 //! of the group being synced before the writer is told it is durable.
 //!
+//! A read-only view (another process's, or this one's) follows the writer:
+//! [`DurableCollection::refresh`] reloads it when the store changed, from one consistent read
+//! (never part of a group), reusing the segments already mapped; [`DurableCollection::follow`]
+//! polls in a background thread. See `follow`.
+//!
 //! The parts (private modules): `channel` (the shared collection, the write requests with their
 //! replies, and the committer's messages), `committer` (the group-commit loop), `files`
 //! (`SegmentDir`: the segment files of the directory), `jobs` (the background builds, each
 //! with its swap ticket, handing back what they built), `lifecycle` (starting jobs and
-//! installing their results between two groups: where the tickets are consumed), `load` (the
+//! installing their results between two groups: where the tickets are consumed), `follow` (a
+//! read-only view's refresh and its polling thread), `load` (the
 //! in-memory collection from the store and the segment files, at open and after a failed
 //! commit), `manifest` (the store mutations of a group and of a swap; `apply`, one write request
 //! applied to the collection), `policy` (when to seal, compact or build an interim index, and
@@ -59,10 +65,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 mod channel;
 mod committer;
 mod files;
+mod follow;
 mod jobs;
 mod lifecycle;
 mod load;
@@ -70,6 +78,7 @@ mod manifest;
 mod policy;
 
 pub use channel::{GroupHook, Reply, SharedCollection, WriteRequest, MAX_GROUP};
+pub use follow::{FollowStats, BACKOFF};
 pub use policy::SegmentConfig;
 
 use crate::error::{Error, Result};
@@ -78,6 +87,7 @@ use crate::store::RecordStore;
 use channel::{fail_closed, Msg};
 use committer::{Committer, Links};
 use files::SegmentDir;
+use follow::{Follower, Poller, SharedFollower};
 use load::{load, LoadMode};
 
 /// A durable collection: the shared in-memory state plus the committer thread.
@@ -90,6 +100,10 @@ pub struct DurableCollection {
     commits: Arc<AtomicU64>,
     cancel: Arc<AtomicBool>,
     mutable_bound: usize,
+    /// A read-only view's store, for its refreshes (`None` for a writer).
+    follower: Option<SharedFollower>,
+    poller: Mutex<Option<Poller>>,
+    follow_stats: Arc<FollowStats>,
 }
 
 impl DurableCollection {
@@ -109,6 +123,8 @@ impl DurableCollection {
     ) -> Result<DurableCollection> {
         cfg.validate()?;
         let dir = dir.map(SegmentDir::new);
+        // a view's change token is read before its load (see `follow`)
+        let token = if read_only { store.change_token()? } else { 0 };
         let col = load(
             &mut store,
             dir.as_ref(),
@@ -136,7 +152,17 @@ impl DurableCollection {
         let hook: Arc<Mutex<Option<GroupHook>>> = Arc::new(Mutex::new(None));
         let commits = Arc::new(AtomicU64::new(0));
         let cancel = Arc::new(AtomicBool::new(false));
+        let follow_stats = Arc::new(FollowStats::default());
+        let mut follower = None;
         let (tx, worker) = if read_only {
+            follower = Some(Arc::new(Mutex::new(Some(Follower {
+                store: Box::new(store),
+                dir,
+                verify: cfg.verify,
+                token,
+                shared: shared.clone(),
+                stats: follow_stats.clone(),
+            }))));
             (None, None)
         } else {
             let (tx, rx) = channel::<Msg>();
@@ -163,7 +189,60 @@ impl DurableCollection {
             commits,
             cancel,
             mutable_bound: cfg.mutable_bound(),
+            follower,
+            poller: Mutex::new(None),
+            follow_stats,
         })
+    }
+
+    /// A read-only view: reloads the in-memory collection when the store changed since the
+    /// last load (a commit of the writer, in any process), from one consistent read: every
+    /// write acknowledged before this call is visible after it, and never part of a group.
+    /// True when it loaded something new; false when nothing changed, or for a writer (it
+    /// sees its own writes at once). Searches run during the reload and wait only for the swap.
+    ///
+    /// # Errors
+    /// `HV_CLOSED`, the store's (`HV_IO`, `HV_CORRUPT`), a segment's (`HV_CORRUPT`,
+    /// `HV_VERSION`), `HV_OUT_OF_MEMORY`; the view then keeps its previous state.
+    pub fn refresh(&self) -> Result<bool> {
+        let Some(f) = &self.follower else {
+            return if self.shared.read().map(|g| g.is_some()).unwrap_or(false) {
+                Ok(false)
+            } else {
+                Err(Error::Closed)
+            };
+        };
+        let mut g = f.lock().unwrap_or_else(|p| p.into_inner());
+        g.as_mut().ok_or(Error::Closed)?.refresh()
+    }
+
+    /// A read-only view: refreshes in a background thread every `interval` (the next poll
+    /// waits at least [`BACKOFF`] × the last reload's time, so reloads under sustained writes
+    /// use a bounded share of one core); a commit becomes visible within `interval` plus one
+    /// reload. Replaces a previous poller; a zero interval only stops it. A no-op for a writer.
+    ///
+    /// # Errors
+    /// `HV_CLOSED`; `HV_IO` when the thread cannot start.
+    pub fn follow(&self, interval: Duration) -> Result<()> {
+        let Some(f) = &self.follower else {
+            return Ok(());
+        };
+        let mut p = self.poller.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(mut old) = p.take() {
+            old.stop();
+        }
+        if f.lock().map(|g| g.is_none()).unwrap_or(true) {
+            return Err(Error::Closed);
+        }
+        if !interval.is_zero() {
+            *p = Some(Poller::start(f.clone(), interval)?);
+        }
+        Ok(())
+    }
+
+    /// A read-only view's refresh counters (zero for a writer).
+    pub fn follow_stats(&self) -> &FollowStats {
+        &self.follow_stats
     }
 
     /// The bound on the mutable segment's records behind the writers' backpressure
@@ -259,6 +338,13 @@ impl DurableCollection {
     /// or compaction being built is cancelled; its file is removed at the next open), stops the
     /// committer and drops the in-memory collection (releasing the writer's lock). Idempotent.
     pub fn close(&self) {
+        if let Some(mut p) = self.poller.lock().ok().and_then(|mut p| p.take()) {
+            p.stop();
+        }
+        if let Some(f) = &self.follower {
+            // releases the view's connection
+            f.lock().unwrap_or_else(|p| p.into_inner()).take();
+        }
         if let Ok(mut t) = self.tx.lock() {
             if let Some(tx) = t.take() {
                 self.cancel.store(true, Ordering::Relaxed);

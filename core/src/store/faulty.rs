@@ -116,6 +116,10 @@ impl<S: RecordStore> RecordStore for FaultyStore<S> {
         self.inner.reclaim(when)
     }
 
+    fn change_token(&mut self) -> Result<u64> {
+        self.inner.change_token()
+    }
+
     /// # Errors
     /// `HV_IO` when the switch names this commit (nothing reaches the inner store), else the
     /// inner store's.

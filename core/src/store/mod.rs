@@ -157,6 +157,18 @@ pub trait RecordStore: Send {
     /// Ends the read begun by [`begin_read`](RecordStore::begin_read). Default: nothing.
     fn end_read(&mut self) {}
 
+    /// A token that changes whenever the stored state may have changed since the previous call
+    /// (a commit by any handle of the store, in this process or another): a read-only view
+    /// compares it with the token it read before its last load to skip a reload when nothing
+    /// changed. A spurious change only costs a reload; a change must never be missed. Call it
+    /// outside a read. Default: `0` (a store only this handle writes never changes under it).
+    ///
+    /// # Errors
+    /// `HV_IO`.
+    fn change_token(&mut self) -> Result<u64> {
+        Ok(0)
+    }
+
     /// Returns free space to the file system after many records left the store (a seal, a
     /// compaction, many deletes): free pages (as `when` says), and the write-ahead log's space.
     /// Best effort. Default: nothing.
@@ -205,6 +217,7 @@ pub struct MemoryStore {
     metric: Metric,
     records: BTreeMap<Vec<u8>, StoredRecord>,
     segments: BTreeMap<u64, (u64, std::collections::BTreeSet<u32>)>,
+    commits: u64,
 }
 
 impl MemoryStore {
@@ -215,6 +228,7 @@ impl MemoryStore {
             metric,
             records: BTreeMap::new(),
             segments: BTreeMap::new(),
+            commits: 0,
         }
     }
 
@@ -255,7 +269,13 @@ impl RecordStore for MemoryStore {
         Ok(())
     }
 
+    /// The number of commits so far.
+    fn change_token(&mut self) -> Result<u64> {
+        Ok(self.commits)
+    }
+
     fn commit(&mut self, muts: &[Mutation<'_>]) -> Result<()> {
+        self.commits += 1;
         for m in muts {
             match *m {
                 Mutation::Put {
