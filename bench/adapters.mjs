@@ -14,9 +14,9 @@
 // `llamaindex` (HorosvecVectorStore.add of TextNodes / query), `mastra` (HorosvecVector.upsert /
 // query over an in-memory database). Each wraps its own in-memory collection of the chosen backend
 // (the adapters' `collection` / `database` options), so every engine runs the same core code path
-// (`stats().mode` is recorded); the ratios are adapter / raw. Searches are timed in `--rounds`
-// interleaved rounds (each round runs every engine's query loop once, in a rotated order); the
-// QPS reported is the median round. Each engine's hits are compared with raw's: `same_top10` is
+// (`stats().mode` is recorded); the ratios are adapter / raw. Ingests and searches are timed in
+// `--rounds` interleaved rounds (each round runs every engine once, in a rotated order); the
+// figure reported is the median round. Each engine's hits are compared with raw's: `same_top10` is
 // the fraction of queries whose 10 ids are the same set.
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -157,16 +157,25 @@ const engines = {
 
 const names = Object.keys(engines);
 const state = {};
+// the ingest is timed in --rounds interleaved rounds too (a fresh collection each time, the order
+// rotated); the last round's collection is indexed and searched
+for (const name of names) state[name] = { addMs: [], qps: { search: [], filtered: [] }, ids: {} };
+for (let r = 0; r < ROUNDS; r++) {
+  for (const name of names.map((_, i) => names[(i + r) % names.length])) {
+    const e = await engines[name]();
+    const t0 = performance.now();
+    for (const [s, end] of batches((s, end) => [s, end])) await e.add(s, end);
+    state[name].addMs.push(performance.now() - t0);
+    if (e.col.size !== n) throw new Error(`${name}: ${e.col.size} records after the ingest, expected ${n}`);
+    state[name].e = e;
+  }
+}
 for (const name of names) {
-  const e = await engines[name]();
-  const t0 = performance.now();
-  for (const [s, end] of batches((s, end) => [s, end])) await e.add(s, end);
-  const addMs = performance.now() - t0;
+  const { e } = state[name];
   const t1 = performance.now();
   await e.col.buildIndex(INDEX);
-  const buildMs = performance.now() - t1;
-  if (e.col.size !== n) throw new Error(`${name}: ${e.col.size} records after the ingest, expected ${n}`);
-  state[name] = { e, addMs, buildMs, mode: e.col.stats().mode, qps: { search: [], filtered: [] }, ids: {} };
+  state[name].buildMs = performance.now() - t1;
+  state[name].mode = e.col.stats().mode;
 }
 
 async function loop(name, kind) {
@@ -219,14 +228,15 @@ for (const name of names) {
     ...common,
     engine: name,
     code_path: s.mode,
-    add_ms: Math.round(s.addMs),
-    add_per_s: Math.round(n / (s.addMs / 1000)),
+    add_ms: Math.round(median(s.addMs)),
+    add_ms_rounds: s.addMs.map(Math.round),
+    add_per_s: Math.round(n / (median(s.addMs) / 1000)),
     build_ms: Math.round(s.buildMs),
     qps: Math.round(median(s.qps.search)),
     qps_filtered: Math.round(median(s.qps.filtered)),
     qps_rounds: s.qps.search.map(Math.round),
     qps_filtered_rounds: s.qps.filtered.map(Math.round),
-    add_vs_raw: Number((base.addMs / s.addMs).toFixed(3)),
+    add_vs_raw: Number((median(base.addMs) / median(s.addMs)).toFixed(3)),
     qps_vs_raw: Number((median(s.qps.search) / median(base.qps.search)).toFixed(3)),
     qps_filtered_vs_raw: Number((median(s.qps.filtered) / median(base.qps.filtered)).toFixed(3)),
     same_top10: Number(same(s.ids.search, base.ids.search).toFixed(3)),

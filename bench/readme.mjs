@@ -34,6 +34,8 @@ const WRITERS = {
   'segments-mixed': 'node bench/segments.mjs --phase mixed',
   'segments-open': 'node bench/segments.mjs --phase open',
   'snapshot-load': 'node bench/snapshot-load.mjs',
+  adapters: 'node bench/adapters.mjs [--backend wasm]',
+  follow: 'node bench/follow.mjs >> bench-results/follow/<rev>.jsonl',
 };
 const MATRIX = ['search', 'concurrency', 'open', 'build', 'writes', 'dims', 'sizes', 'metrics', 'wasm', 'filtered'];
 const rel = (f) => relative(ROOT, f).split('\\').join('/');
@@ -312,6 +314,39 @@ for (const { f, rs } of oneTable('snapshot-load')) {
     ),
   );
   out.push('');
+}
+for (const { file, records: rs } of revFiles('adapters')) {
+  const f = rel(file);
+  out.push(`## Framework adapters against the raw API: ${f}`);
+  out.push('');
+  out.push(
+    `Command: \`node bench/adapters.mjs --rounds ${rs[0].rounds} [--backend wasm]\`: the shipped sample (${rs[0].n} × ${rs[0].dim}, cosine) ingested by each engine, indexed (default build, seed 1), then ${rs[0].queries} single queries (k = ${rs[0].k}) unfiltered and with the 1 % filter ${rs[0].filter} (${rs[0].filter_matches} records); interleaved rounds, medians. Ratios: the engine's throughput over \`raw\` (the raw API fed the frameworks' input: number[] vectors, string ids).`,
+  );
+  out.push('');
+  out.push(
+    ...table(
+      ['backend', 'engine', 'code path', 'add/s', '× raw', 'QPS', '× raw', 'QPS 1 %', '× raw', 'same top-10'],
+      rs.map((r) => [r.backend, r.engine, r.code_path, r.add_per_s, fmt(r.add_vs_raw, 2), r.qps, fmt(r.qps_vs_raw, 2), r.qps_filtered, fmt(r.qps_filtered_vs_raw, 2), `${r.same_top10} / ${r.same_top10_filtered}`]),
+    ),
+  );
+  out.push('');
+}
+for (const { file, records: rs } of revFiles('follow')) {
+  const f = rel(file);
+  const delay = rs.filter((r) => r.phase === 'delay');
+  const cost = rs.filter((r) => r.phase === 'cost');
+  out.push(`## Readers that follow the writer: ${f}`);
+  out.push('');
+  out.push('Command: `node bench/follow.mjs` (delay: from the writer\'s acknowledgement until a read-only view in another process returns the record; cost: one refresh against the mutable segment\'s size).');
+  out.push('');
+  if (delay.length) {
+    out.push(...table(['mode', 'interval ms', 'mutable records', 'commits', 'p50 ms', 'p99 ms', 'max ms'], delay.map((r) => [r.mode, r.refresh_interval_ms, r.mutable_records, r.n, r.p50_ms, r.p99_ms, r.max_ms])));
+    out.push('');
+  }
+  if (cost.length) {
+    out.push(...table(['mutable records', 'sealed records', 'refresh p50 ms', 'refresh p99 ms', 'unchanged p50 ms', 'open ms (writer idle)'], cost.map((r) => [r.mutable_records, r.sealed_records, r.refresh_wall.p50_ms, r.refresh_wall.p99_ms, r.refresh_unchanged.p50_ms, r.open_writer_idle?.p50_ms ?? "–"])));
+    out.push('');
+  }
 }
 for (const { file, records: rs } of revFiles('build-scaling')) {
   const f = rel(file);
