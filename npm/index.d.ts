@@ -233,9 +233,9 @@ export interface OpenOptions {
    * writer) and reloads when the writer committed. An acknowledged write becomes visible within
    * max(interval, 4 × the last reload's time) + one reload: the next poll waits at least 4× the
    * last reload, so reloads under sustained writes take at most a fifth of one core. Measured
-   * (bench/follow.mjs, 384-d, a loaded 2-core machine): 1,200 mutable records, visible p50 70 ms /
-   * p99 360 ms after the acknowledgement (explicit `refresh()`: p50 9 ms / p99 86 ms); 20,000
-   * mutable records under a commit every ~100 ms, p50 2.0 s / p99 3.3 s (reloads of 0.1–1.5 s
+   * (bench/follow.mjs, 384-d, a quiet 2-core machine): 1,200 mutable records, visible p50 57 ms /
+   * p99 111 ms after the acknowledgement (explicit `refresh()`: p50 8 ms / p99 14 ms); 20,000
+   * mutable records under a commit every ~100 ms, p50 0.5 s / p99 1.25 s (reloads of ~150 ms
    * back the polling off): a smaller `maxMutableRecords` keeps readers closer. A writer ignores it (it sees its own
    * writes at once).
    */
