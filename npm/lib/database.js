@@ -13,7 +13,7 @@ export const NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,127}$/;
 const TMP = '.tmp-';
 const DROP = '.drop-';
 // Collection.open options a database takes as defaults for every collection it opens
-const OPEN_DEFAULTS = ['durability', 'maxMutableRecords', 'maxSealedSegments', 'maxTombstoneRatio', 'verify'];
+const OPEN_DEFAULTS = ['durability', 'maxMutableRecords', 'maxSealedSegments', 'maxTombstoneRatio', 'verify', 'refreshIntervalMs'];
 
 const FS_MODULE = 'node:fs/promises';
 const PATH_MODULE = 'node:path';
