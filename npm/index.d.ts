@@ -644,6 +644,8 @@ export interface DatabaseOptions {
   maxSealedSegments?: number;
   maxTombstoneRatio?: number;
   verify?: boolean;
+  /** How often the read-only views of a `readOnly` database poll for the writer's commits (see {@link OpenOptions}; writers ignore it). */
+  refreshIntervalMs?: number;
 }
 
 /** Options of `db.createCollection`: `dim` and `metric`, and for a durable database any {@link OpenOptions} but `readOnly`. */

@@ -185,6 +185,25 @@ describe('native: durable database', () => {
     expect(existsSync(join(dir, 'missing'))).toBe(false);
   });
 
+  it('a readOnly database never serves a collection the writer dropped (or dropped and created again)', async () => {
+    const dir = tempDir();
+    const db = await native.openDatabase(dir);
+    const a = await db.createCollection('a', { dim: 2 });
+    await a.add(['x'], [[1, 1]]);
+    const ro = await native.openDatabase(dir, { readOnly: true });
+    const old = await ro.collection('a');
+    expect(old.size).toBe(1);
+    await db.dropCollection('a');
+    await expectCode(ro.collection('a'), 'HV_NOT_FOUND');
+    await db.createCollection('a', { dim: 3, metric: 'cosine' });
+    expect(await ro.listCollections()).toEqual([{ name: 'a', dim: 3, metric: 'cosine' }]);
+    const now = await ro.collection('a');
+    expect(now).not.toBe(old);
+    expect([now.dim, now.size]).toEqual([3, 0]);
+    await ro.close();
+    await db.close();
+  });
+
   it('removes the leftovers of an interrupted create or drop at open, and ignores stray entries', async () => {
     const dir = tempDir();
     mkdirSync(join(dir, '.drop-123-abc-old'));

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Collection } from 'horosvec';
+import { Collection, openDatabase } from 'horosvec';
 import { backends } from './helpers/backends.js';
 
 const HELPERS = fileURLToPath(new URL('./helpers', import.meta.url));
@@ -249,6 +249,30 @@ describe('readers that follow the writer', () => {
         await expect(c.refresh()).rejects.toMatchObject({ code: 'HV_CLOSED' });
       }
       await w.close();
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  it('a readOnly database passes refreshIntervalMs to the views it opens', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'horosvec-follow-db-'));
+    try {
+      const db = await openDatabase(d);
+      const w = await db.createCollection('docs', { dim: 2 });
+      const manual = await openDatabase(d, { readOnly: true, refreshIntervalMs: 0 });
+      const polled = await openDatabase(d, { readOnly: true, refreshIntervalMs: 5 });
+      const [m, p] = [await manual.collection('docs'), await polled.collection('docs')];
+      await w.add(['a'], [[1, 0]]);
+      const deadline = Date.now() + 30_000;
+      while (p.get('a') === undefined) {
+        if (Date.now() > deadline) throw new Error('the polling view never caught up');
+        await new Promise((res) => setTimeout(res, 5));
+      }
+      expect(m.size).toBe(0); // no polling
+      expect(await m.refresh()).toBe(true);
+      expect(m.size).toBe(1);
+      await expect(openDatabase(d, { readOnly: true, refreshIntervalMs: -1 }).then((x) => x.collection('docs'))).rejects.toMatchObject({ code: 'HV_INVALID_ARGUMENT' });
+      await Promise.all([manual.close(), polled.close(), db.close()]);
     } finally {
       rmSync(d, { recursive: true, force: true });
     }

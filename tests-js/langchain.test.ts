@@ -396,6 +396,11 @@ describe.each(backends)('HorosvecStore (%s)', (name, args, Cls) => {
     await new HorosvecStore(new SampleEmbeddings()).save(junk);
     writeFileSync(join(junk, 'horosvec-langchain.json'), '{"format":"something-else"}');
     await expectCode(HorosvecStore.load(junk, new SampleEmbeddings()), 'HV_CORRUPT');
+    // a damaged args file names no snapshot, or one outside the directory: HV_CORRUPT, nothing read
+    for (const snapshot of [undefined, 7, '../../etc/passwd', '/etc/passwd']) {
+      writeFileSync(join(junk, 'horosvec-langchain.json'), JSON.stringify({ format: 'horosvec-langchain', version: 1, metric: 'cosine', dim: 384, snapshot }));
+      await expectCode(HorosvecStore.load(junk, new SampleEmbeddings()), 'HV_CORRUPT');
+    }
   });
 
   it('a store without dim takes it from the first add; a failed first add leaves it unset', async () => {

@@ -315,6 +315,9 @@ describe.each(BACKENDS)('HorosvecVectorStore on %s', (_name, make) => {
     await expectCode(store.add([e('ok', q(0)), e('none')]), 'HV_INVALID_ARGUMENT');
     await expectCode(store.add([e('ok', q(0)), e('short', [1, 2, 3])]), 'HV_DIM_MISMATCH');
     await expectCode(store.add([e('nan', [...q(0).slice(1), NaN])]), 'HV_INVALID_VECTOR');
+    // the message names the bad value as it is (JSON would print NaN and Infinity as null)
+    await expect(store.add([e('nan', [NaN, ...q(0).slice(1)])])).rejects.toThrow('nodes[0].embedding[0] is NaN');
+    await expect(store.query(query({ queryEmbedding: [...q(0).slice(1), Infinity] }))).rejects.toThrow('queryEmbedding[383] is Infinity');
     await expectCode(store.add([e('ok', q(0)), { id_: 'x' } as unknown as BaseNode]), 'HV_INVALID_ARGUMENT');
     await expectCode(store.add('nodes' as unknown as BaseNode[]), 'HV_INVALID_ARGUMENT');
     const fn = new TextNode({ id_: 'fn', text: 'x', embedding: q(0), metadata: { f: () => 1 } });

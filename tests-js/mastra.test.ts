@@ -315,6 +315,9 @@ describe.each(stores)('%s', (_name, make) => {
     await expectMastra(store.upsert({ indexName: INDEX, vectors: [[Infinity, ...q.slice(1)]] }), 'INVALID_VECTOR_VALUE');
     await expectMastra(store.upsert({ indexName: INDEX, vectors: [q, [1, 2]], ids: ['ok-1', 'short'] }), 'UPSERT_FAILED');
     await expectMastra(store.upsert({ indexName: INDEX, vectors: [q], ids: [''] }), 'INVALID_IDS');
+    // Mastra metadata is an object per vector (what its filters address)
+    await expectMastra(store.upsert({ indexName: INDEX, vectors: [q, q], ids: ['ok-1', 'str'], metadata: [{}, 'text' as unknown as Record<string, unknown>] }), 'INVALID_METADATA');
+    await expectMastra(store.upsert({ indexName: INDEX, vectors: [q], ids: ['arr'], metadata: [[1] as unknown as Record<string, unknown>] }), 'INVALID_METADATA');
     await expectMastra(store.upsert({ indexName: 'absent', vectors: [q] }), 'UPSERT_INDEX_NOT_FOUND');
     expect((await store.describeIndex({ indexName: INDEX })).count).toBe(N);
     expect(await store.query({ indexName: INDEX, queryVector: q, topK: 1, filter: { never: 1 } })).toEqual([]);

@@ -384,6 +384,10 @@ export class HorosvecStore extends SaveableVectorStore {
     }
     if (args?.format !== FORMAT) throw coded('HV_CORRUPT', `${path.join(directory, ARGS_FILE)} is not a ${FORMAT} file`);
     if (args.version !== FORMAT_VERSION) throw coded('HV_VERSION', `${path.join(directory, ARGS_FILE)} has version ${args.version}, this build reads ${FORMAT_VERSION}`);
+    // save writes SNAPSHOT_FILE beside the args, or nothing (null): any other name is damage
+    if (args.snapshot !== null && args.snapshot !== SNAPSHOT_FILE) {
+      throw coded('HV_CORRUPT', `${path.join(directory, ARGS_FILE)} names no snapshot of ${FORMAT} (${JSON.stringify(args.snapshot) ?? 'none'})`);
+    }
     const Cls = options.Collection ?? Collection;
     if (args.snapshot === null) {
       const collection = args.dim === null ? undefined : Cls.create({ dim: args.dim, metric: args.metric });

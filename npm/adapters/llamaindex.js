@@ -67,6 +67,7 @@ function arrayValue(op, value) {
 
 function describe(v) {
   if (v === undefined) return 'undefined';
+  if (typeof v === 'number') return String(v); // JSON prints NaN and ±Infinity as null
   try {
     return JSON.stringify(v)?.slice(0, 60) ?? typeof v;
   } catch {

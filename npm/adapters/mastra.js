@@ -283,6 +283,9 @@ export class HorosvecVector extends MastraVector {
     validateUpsert(STORE, vectors, metadata, ids, true);
     if (sparseVectors !== undefined) throw userError('UPSERT', 'UNSUPPORTED', 'sparse vectors (hybrid search) are not supported');
     if (ids !== undefined && ids !== null && !ids.every((id) => typeof id === 'string' && id !== '')) throw userError('UPSERT', 'INVALID_IDS', 'ids must be non-empty strings');
+    if (metadata !== undefined && metadata !== null && !metadata.every((m) => m === undefined || m === null || (typeof m === 'object' && !Array.isArray(m)))) {
+      throw userError('UPSERT', 'INVALID_METADATA', 'metadata must hold one object (or null) per vector');
+    }
     const del = deleteFilter === undefined || deleteFilter === null ? undefined : this.#filter('UPSERT', deleteFilter);
     if (deleteFilter !== undefined && deleteFilter !== null && del === undefined) throw userError('UPSERT', 'INVALID_FILTER', 'deleteFilter {} would delete every vector; use deleteIndex');
     const c = await this.#collection('UPSERT', indexName);

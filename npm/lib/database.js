@@ -13,7 +13,7 @@ export const NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,127}$/;
 const TMP = '.tmp-';
 const DROP = '.drop-';
 // Collection.open options a database takes as defaults for every collection it opens
-const OPEN_DEFAULTS = ['durability', 'maxMutableRecords', 'maxSealedSegments', 'maxTombstoneRatio', 'verify'];
+const OPEN_DEFAULTS = ['durability', 'maxMutableRecords', 'maxSealedSegments', 'maxTombstoneRatio', 'verify', 'refreshIntervalMs'];
 
 const FS_MODULE = 'node:fs/promises';
 const PATH_MODULE = 'node:path';
@@ -130,13 +130,21 @@ class BaseDatabase {
       checkName(name);
       const have = this._handles.get(name);
       // a handle the caller closed is opened again (durable); in memory closing it ended it
-      if (have !== undefined && (!isClosed(have) || !this.reopens)) return have;
+      if (have !== undefined && (!isClosed(have) || !this.reopens) && (await this.current(name, have))) return have;
       if (!(await this.names()).includes(name)) throw hvError('HV_NOT_FOUND', `no collection named ${JSON.stringify(name)}`);
       const c = await this.load(name);
       this._handles.set(name, c);
+      await this.identify(name, c);
       return c;
     });
   }
+
+  // whether the open handle `c` is still the collection named `name` (see DirDatabase)
+  async current(_name, _c) {
+    return true;
+  }
+
+  async identify(_name, _c) {}
 
   listCollections() {
     return this.run(async () => {
@@ -216,6 +224,8 @@ class MemoryDatabase extends BaseDatabase {
 
 class DirDatabase extends BaseDatabase {
   reopens = true;
+  /** name → the directory's identity (`dev:ino`) when a read-only handle was opened */
+  #ids = new Map();
 
   constructor(Collection, fs, path, dir, readOnly, defaults) {
     super(Collection, readOnly);
@@ -304,9 +314,34 @@ class DirDatabase extends BaseDatabase {
     return this.Collection.open(this.p.join(this.dir, name), this.openOptions({}));
   }
 
+  async #identity(name) {
+    try {
+      const s = await this.fs.stat(this.p.join(this.dir, name));
+      return `${s.dev}:${s.ino}`;
+    } catch {
+      return undefined;
+    }
+  }
+
+  // A read-only handle does not stop the writer dropping its collection (and maybe creating
+  // another of the same name): one whose directory is gone or replaced is closed and forgotten.
+  async current(name, c) {
+    if (!this.readOnly) return true; // a writer's handle holds the lock: nobody else drops it
+    const id = await this.#identity(name);
+    if (id !== undefined && id === this.#ids.get(name)) return true;
+    if (this._handles.get(name) === c) this._handles.delete(name);
+    this.#ids.delete(name);
+    await c.close();
+    return false;
+  }
+
+  async identify(name) {
+    if (this.readOnly) this.#ids.set(name, await this.#identity(name));
+  }
+
   async info(name) {
     const have = this._handles.get(name);
-    if (have !== undefined && !isClosed(have)) return { dim: have.dim, metric: have.metric };
+    if (have !== undefined && !isClosed(have) && (await this.current(name, have))) return { dim: have.dim, metric: have.metric };
     let c;
     try {
       c = await this.Collection.open(this.p.join(this.dir, name), { readOnly: true });
