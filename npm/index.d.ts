@@ -17,7 +17,7 @@ export declare const version: string;
 /**
  * Distance metric; every distance is reported so that **lower is closer**:
  * - `'l2'`: squared Euclidean distance Σ(qᵢ − xᵢ)² (not square-rooted);
- * - `'cosine'`: 1 − cos(q, x), in [0, 2]; zero vectors are rejected (`HV_INVALID_VECTOR`);
+ * - `'cosine'`: 1 − cos(q, x), in [0, 2]; a zero vector (no direction) is at distance 1 from every vector;
  * - `'ip'`: negative inner product −q·x;
  * - `'l1'`: Manhattan distance Σ|qᵢ − xᵢ|.
  */
@@ -484,7 +484,7 @@ export declare class Collection<M = Metadata> {
    * Inserts records: `ids[i]` gets row i of `vectors` and `metadata[i]`. All or nothing.
    * A single id with a single vector (and a single metadata value) is accepted too.
    * @throws `HV_DUPLICATE_ID` (id already stored, or twice in the call), `HV_DIM_MISMATCH`,
-   * `HV_INVALID_VECTOR` (NaN/±Infinity; zero vector under cosine), `HV_INVALID_ARGUMENT`
+   * `HV_INVALID_VECTOR` (NaN/±Infinity), `HV_INVALID_ARGUMENT`
    * (empty call, counts differ, bad id, metadata not JSON-serialisable), `HV_CLOSED`.
    */
   add(ids: Id | readonly Id[], vectors: Vector | VectorBatch, metadata?: M | readonly (M | undefined | null)[]): Promise<void>;

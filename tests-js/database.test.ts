@@ -108,6 +108,13 @@ describe('wasm: files', () => {
 });
 
 describe('native: durable database', () => {
+  it('checks the default open options at openDatabase, before any directory is made', async () => {
+    const dir = join(tempDir(), 'db');
+    await expectCode(native.openDatabase(dir, { durability: 'x' as 'full' }), 'HV_INVALID_ARGUMENT');
+    await expectCode(native.openDatabase(dir, { maxMutableRecords: '10' as unknown as number }), 'HV_INVALID_ARGUMENT');
+    await expectCode(native.openDatabase(dir, { verify: 1 as unknown as boolean }), 'HV_INVALID_ARGUMENT');
+    expect(existsSync(dir)).toBe(false);
+  });
   it('keeps collections in one subdirectory each, across reopen', async () => {
     const dir = join(tempDir(), 'db');
     let db = await native.openDatabase(dir);

@@ -414,6 +414,16 @@ describe.each(backends)('HorosvecStore (%s)', (name, args, Cls) => {
     expect(store.dim).toBe(2);
     expect((await store.similaritySearchVectorWithScore([1, 2], 1))[0][0].id).toBe('a');
   });
+
+  it('a zero vector under cosine (as test embeddings give) is stored, at similarity 0 from every query', async () => {
+    const store = new HorosvecStore(new SampleEmbeddings(), { collection: Cls.create({ dim: 4, metric: 'cosine' }) });
+    await store.addVectors([[0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0]], ['zero', 'x', 'y'].map((t) => new Document({ pageContent: t })), { ids: ['zero', 'x', 'y'] });
+    const hits = await store.similaritySearchVectorWithScore([1, 0.5, 0, 0], 3);
+    expect(hits.map(([d]) => d.id)).toEqual(['x', 'y', 'zero']);
+    expect(hits[2][1]).toBe(0);
+    const fromZero = await store.similaritySearchVectorWithScore([0, 0, 0, 0], 3);
+    expect(fromZero.map(([, s]) => s)).toEqual([0, 0, 0]);
+  });
 });
 
 describe('HorosvecStore.open: a durable store (native)', () => {

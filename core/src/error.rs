@@ -15,7 +15,7 @@ pub enum ErrorCode {
     /// `HV_DIM_MISMATCH`: a vector's length is not the collection's `dim` (or a flat batch's
     /// length is not a multiple of `dim`).
     DimMismatch,
-    /// `HV_INVALID_VECTOR`: a vector holds NaN or ±Infinity, or is all zeros under the cosine metric.
+    /// `HV_INVALID_VECTOR`: a vector holds NaN or ±Infinity.
     InvalidVector,
     /// `HV_INVALID_ARGUMENT`: an argument is out of its domain (k ≤ 0, unknown metric, empty batch,
     /// ids and vectors of different counts, an id that is neither a string nor a safe non-negative integer…).
@@ -91,7 +91,7 @@ impl ErrorCode {
     pub const fn description(self) -> &'static str {
         match self {
             ErrorCode::DimMismatch => "A vector's length differs from the collection's `dim`, or a flat `n × dim` batch has a length that is not a multiple of `dim`.",
-            ErrorCode::InvalidVector => "A vector holds NaN or ±Infinity, or is all zeros under the `cosine` metric (its direction is undefined).",
+            ErrorCode::InvalidVector => "A vector holds NaN or ±Infinity (a zero vector is accepted under `cosine`, at distance 1 from every query).",
             ErrorCode::InvalidArgument => "An argument is outside its domain: `k` not a positive integer, unknown metric, `dim` not in 1..=65536, empty batch, ids/vectors/metadata counts that differ, an id that is neither a string nor a non-negative safe integer, metadata that is not JSON-serialisable, a bad filter (unknown operator, wrong operand type, past a bound, a value JSON cannot carry; the message names the offending part, e.g. `filter.year.$gte`), an unknown option name, a `list` limit or cursor outside its domain; an exception thrown by the caller's own getter, Proxy or `toJSON` while an argument is read (the original is the `cause`).",
             ErrorCode::DuplicateId => "`add` named an id that is already stored, or one `add` names the same id twice (an `upsert` keeps the last). Nothing of the batch is applied.",
             ErrorCode::NotFound => "The named record does not exist, where absence is an error (`get` returns `undefined` instead).",

@@ -14,7 +14,7 @@ pub const MAX_SAFE_INTEGER: u64 = (1u64 << 53) - 1;
 pub enum Metric {
     /// Squared Euclidean distance Σ (qᵢ − xᵢ)² (not square-rooted). JS name `"l2"`.
     L2,
-    /// Cosine distance 1 − q·x / (‖q‖‖x‖), in [0, 2]. Zero vectors are rejected. JS name `"cosine"`.
+    /// Cosine distance 1 − q·x / (‖q‖‖x‖), in [0, 2]. A zero vector has no direction: it is at distance 1 from every vector (hnswlib's convention). JS name `"cosine"`.
     Cosine,
     /// Negative inner product −q·x (so that lower is closer). JS name `"ip"`.
     InnerProduct,

@@ -5,8 +5,11 @@
 use crate::error::{Error, Result};
 use crate::types::Metric;
 
-/// Smallest norm a vector may have under the cosine metric. Below it the direction cannot be
-/// computed reliably in `f32` (products underflow), so such vectors are rejected like zero ones.
+/// Smallest norm for which the cosine paths use the `f32` formula with a stored 1/‖x‖. Below it
+/// (zero vectors included) the vector check returns an inverse norm of 0, which sends every
+/// distance of the row to the exact `f64` path ([`crate::distance::cosine_f64`]): the true cosine
+/// for a tiny vector, and distance 1 (similarity 0) to every query for a zero vector, which has
+/// no direction (hnswlib's convention).
 pub const MIN_COSINE_NORM: f64 = 1e-30;
 
 /// Euclidean norm `‖x‖` computed in `f64` (no overflow or underflow for any finite `f32` input).
@@ -17,6 +20,16 @@ pub(crate) fn norm_f64(v: &[f32]) -> f64 {
         .sqrt()
 }
 
+/// `1/‖x‖` in `f64`, or 0 for a zero vector (it stays zero when "normalised").
+pub(crate) fn unit_scale(v: &[f32]) -> f64 {
+    let n = norm_f64(v);
+    if n > 0.0 {
+        1.0 / n
+    } else {
+        0.0
+    }
+}
+
 /// Mean of the `n × dim` row-major rows of `data` (each unit-normalised first under cosine),
 /// summed in `f64` in row order, so the result does not depend on threading; zeros if there are
 /// no rows. The RaBitQ centroid (Gao & Long, SIGMOD 2024, §3.1).
@@ -25,7 +38,7 @@ pub(crate) fn centroid(data: &[f32], dim: usize, metric: Metric) -> Vec<f32> {
     let mut n = 0usize;
     for row in data.chunks_exact(dim) {
         let inv = if metric == Metric::Cosine {
-            1.0 / norm_f64(row)
+            unit_scale(row)
         } else {
             1.0
         };
@@ -39,13 +52,14 @@ pub(crate) fn centroid(data: &[f32], dim: usize, metric: Metric) -> Vec<f32> {
         .collect()
 }
 
-/// Checks one vector: length `dim`, every component finite, and under cosine a norm of at least
-/// [`MIN_COSINE_NORM`]. `index` is the vector's position in its batch, named in the error.
+/// Checks one vector: length `dim`, every component finite. `index` is the vector's position in
+/// its batch, named in the error.
 ///
-/// Returns `1/‖x‖` (computed in `f64`) under cosine, `1` otherwise.
+/// Returns `1/‖x‖` (computed in `f64`) under cosine, 0 when the norm is below
+/// [`MIN_COSINE_NORM`] (zero vectors included: they are accepted, at distance 1 from every
+/// query), `1` otherwise.
 ///
-/// Errors: `HV_DIM_MISMATCH` (wrong length), `HV_INVALID_VECTOR` (NaN, ±∞, zero or too small a
-/// norm under cosine).
+/// Errors: `HV_DIM_MISMATCH` (wrong length), `HV_INVALID_VECTOR` (NaN, ±∞).
 pub(crate) fn check_vector(v: &[f32], dim: usize, metric: Metric, index: usize) -> Result<f32> {
     if v.len() != dim {
         return Err(Error::DimMismatch {
@@ -62,14 +76,7 @@ pub(crate) fn check_vector(v: &[f32], dim: usize, metric: Metric, index: usize) 
     if metric == Metric::Cosine {
         let norm = norm_f64(v);
         if norm < MIN_COSINE_NORM {
-            return Err(Error::InvalidVector {
-                index,
-                reason: if norm == 0.0 {
-                    "all components are zero, which has no direction under the cosine metric".into()
-                } else {
-                    format!("its norm {norm:e} is below {MIN_COSINE_NORM:e}, too small for a reliable direction in f32")
-                },
-            });
+            return Ok(0.0);
         }
         return Ok((1.0 / norm) as f32);
     }
@@ -87,12 +94,8 @@ mod tests {
             (&[3.0, 4.0], Metric::L2, None),
             (&[3.0, 4.0], Metric::Cosine, None),
             (&[0.0, 0.0], Metric::L2, None),
-            (&[0.0, 0.0], Metric::Cosine, Some(ErrorCode::InvalidVector)),
-            (
-                &[1e-38, 0.0],
-                Metric::Cosine,
-                Some(ErrorCode::InvalidVector),
-            ),
+            (&[0.0, 0.0], Metric::Cosine, None),
+            (&[1e-38, 0.0], Metric::Cosine, None),
             (&[f32::NAN, 0.0], Metric::L2, Some(ErrorCode::InvalidVector)),
             (
                 &[f32::INFINITY, 0.0],
@@ -108,6 +111,15 @@ mod tests {
         assert_eq!(
             check_vector(&[3.0, 4.0], 2, Metric::Cosine, 0).unwrap(),
             0.2
+        );
+        // below MIN_COSINE_NORM: 0, so distances take the exact f64 path
+        assert_eq!(
+            check_vector(&[0.0, 0.0], 2, Metric::Cosine, 0).unwrap(),
+            0.0
+        );
+        assert_eq!(
+            check_vector(&[1e-38, 0.0], 2, Metric::Cosine, 0).unwrap(),
+            0.0
         );
     }
 }

@@ -2,7 +2,7 @@
 //! force for every metric, single and batch; determinism; all-or-nothing batches; error codes.
 
 use horosvec_core::args::{self, SearchArgs};
-use horosvec_core::{Collection, Metric, SearchOptions, VectorId};
+use horosvec_core::{Collection, IndexParams, Metric, SearchOptions, VectorId};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -134,7 +134,11 @@ fn failed_batches_change_nothing() {
             vec![1.0, 1.0, 1.0, f32::NAN, 1.0, 1.0],
             "HV_INVALID_VECTOR",
         ),
-        (vec!["a".into()], vec![0.0; 3], "HV_INVALID_VECTOR"),
+        (
+            vec!["a".into()],
+            vec![0.0, f32::INFINITY, 0.0],
+            "HV_INVALID_VECTOR",
+        ),
         (vec!["a".into()], vec![1.0; 4], "HV_DIM_MISMATCH"),
         (
             vec!["a".into(), "b".into()],
@@ -215,4 +219,55 @@ fn search_argument_errors() {
     );
     let empty = Collection::new(2, Metric::L2).unwrap();
     assert!(empty.search(&[0.0, 0.0], &opts).unwrap().is_empty());
+}
+
+/// Zero vectors under cosine: accepted, at distance 1 from every query, in the exact scan and
+/// after an index build (the issue-15 convention, as hnswlib's); a zero query is at distance 1
+/// from every record.
+#[test]
+fn zero_vectors_under_cosine_are_at_distance_one() {
+    let dim = 8;
+    let n = 3000u64;
+    let mut col = Collection::new(dim, Metric::Cosine).unwrap();
+    let mut data = Vec::new();
+    let mut state = 7u64;
+    for i in 0..n {
+        for _ in 0..dim {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let v = ((state >> 33) as f32 / (1u64 << 31) as f32) - 0.5;
+            data.push(if i % 100 == 0 { 0.0 } else { v });
+        }
+    }
+    let ids: Vec<VectorId> = (0..n).map(VectorId::Int).collect();
+    col.add(ids, &data, None).unwrap();
+    let zero = vec![0.0f32; dim];
+    for exact in [true, false] {
+        if !exact {
+            let (ix, ver) = col
+                .build_index(IndexParams::default(), &|_, _| {}, &Default::default())
+                .unwrap();
+            col.install_index(ix, ver).unwrap();
+        }
+        let mut opts = SearchOptions::new(5).unwrap();
+        opts.exact = Some(exact);
+        let hits = col.search(&zero, &opts).unwrap();
+        assert_eq!(hits.len(), 5);
+        assert!(hits.iter().all(|h| h.distance == 1.0), "{hits:?}");
+        let q: Vec<f32> = data[dim..2 * dim].to_vec();
+        let mut all_opts = SearchOptions::new(n as usize).unwrap();
+        all_opts.exact = Some(true);
+        let all = col.search(&q, &all_opts).unwrap();
+        for h in &all {
+            if let VectorId::Int(i) = h.id {
+                if i % 100 == 0 {
+                    assert_eq!(h.distance, 1.0, "zero row {i}");
+                }
+            }
+        }
+        assert!(all.iter().all(|h| h.distance.is_finite()));
+        let top = col.search(&q, &opts).unwrap();
+        assert_eq!(top[0].id, VectorId::Int(1), "exact={exact}");
+    }
 }

@@ -29,6 +29,17 @@ function checkName(name) {
   }
 }
 
+// the defaults' types, checked at openDatabase (the ranges are the core's, at each collection's open)
+function checkDefaults(d) {
+  if (d.durability !== undefined && !['full', 'normal', 'off'].includes(d.durability)) {
+    throw hvError('HV_INVALID_ARGUMENT', `durability must be "full", "normal" or "off", got ${describe(d.durability)}`);
+  }
+  if (d.verify !== undefined && typeof d.verify !== 'boolean') throw hvError('HV_INVALID_ARGUMENT', 'verify must be a boolean');
+  for (const k of ['maxMutableRecords', 'maxSealedSegments', 'maxTombstoneRatio', 'refreshIntervalMs']) {
+    if (d[k] !== undefined && typeof d[k] !== 'number') throw hvError('HV_INVALID_ARGUMENT', `${k} must be a number, got ${describe(d[k])}`);
+  }
+}
+
 function describe(v) {
   if (typeof v === 'string') return JSON.stringify(v.length > 60 ? `${v.slice(0, 60)}…` : v);
   return typeof v;
@@ -72,6 +83,7 @@ export function makeDatabase(Collection, backendName) {
     if (backendName !== 'native') throw hvError('HV_UNSUPPORTED', `openDatabase(dir) keeps collections in files, which the ${backendName} build cannot do; call openDatabase() for an in-memory database`);
     const defaults = {};
     for (const k of OPEN_DEFAULTS) if (o[k] !== undefined) defaults[k] = o[k];
+    checkDefaults(defaults);
     // Node modules, named through variables so that bundlers of the browser entry leave them
     // alone (this line runs natively only: the wasm build refused a directory above)
     const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ FS_MODULE);

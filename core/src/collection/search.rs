@@ -48,7 +48,7 @@ impl Collection {
     /// `k` come back when the collection is smaller.
     ///
     /// # Errors
-    /// `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR` (NaN/±Infinity; zero under cosine).
+    /// `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR` (NaN/±Infinity; a zero vector under cosine is accepted, at distance 1).
     pub fn search(&self, query: &[f32], opts: &SearchOptions) -> Result<Vec<SearchHit>> {
         self.check_vector(query, 0)?;
         crate::mem::ensure_headroom(|| self.search_headroom(opts, 1), "search")?;

@@ -84,7 +84,7 @@ impl Collection {
     ///
     /// # Errors
     /// `HV_INVALID_ARGUMENT` (empty batch, counts differ, metadata not JSON), `HV_DIM_MISMATCH`,
-    /// `HV_INVALID_VECTOR` (NaN/±Infinity; under cosine a zero or near-zero norm),
+    /// `HV_INVALID_VECTOR` (NaN/±Infinity; zero vectors are accepted under cosine, at distance 1 from every query),
     /// `HV_DUPLICATE_ID` (`add` of a stored id, or an id twice in the batch).
     pub fn prepare(
         &self,
@@ -206,7 +206,7 @@ impl Collection {
     ///
     /// # Errors
     /// `HV_INVALID_ARGUMENT` (empty batch, counts differ, metadata not JSON), `HV_DIM_MISMATCH`,
-    /// `HV_INVALID_VECTOR` (NaN/±Infinity; zero vector under cosine), `HV_DUPLICATE_ID` (id stored
+    /// `HV_INVALID_VECTOR` (NaN/±Infinity), `HV_DUPLICATE_ID` (id stored
     /// already or twice in the batch), `HV_OUT_OF_MEMORY`. On error nothing is inserted.
     pub fn add(
         &mut self,

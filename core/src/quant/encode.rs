@@ -33,7 +33,6 @@ use super::RabitqParams;
 use crate::error::{Error, Result};
 use crate::region::Region;
 use crate::types::Metric;
-use crate::vector::norm_f64 as norm;
 
 /// Buffers for encoding one vector (one per thread).
 #[derive(Debug, Default)]
@@ -57,7 +56,7 @@ impl RabitqIndex {
     ///   only; L1 walks with exact distances), `dim` is 0, `params` are out of range, or more than
     ///   `u32::MAX` rows.
     /// * `HV_DIM_MISMATCH`: `data.len()` is not a multiple of `dim`.
-    /// * `HV_INVALID_VECTOR`: a row holds NaN/±∞, or is all zeros under cosine.
+    /// * `HV_INVALID_VECTOR`: a row holds NaN/±∞.
     pub fn encode_all(
         data: &[f32],
         dim: usize,
@@ -249,8 +248,8 @@ impl RabitqIndex {
     /// Encodes one more vector under the existing centroid and rotation; returns its number.
     ///
     /// # Errors
-    /// `HV_DIM_MISMATCH` if `v.len() != dim`; `HV_INVALID_VECTOR` if `v` holds NaN/±∞ or is all
-    /// zeros under cosine; `HV_INVALID_ARGUMENT` if the index already holds `u32::MAX` vectors.
+    /// `HV_DIM_MISMATCH` if `v.len() != dim`; `HV_INVALID_VECTOR` if `v` holds NaN/±∞;
+    /// `HV_INVALID_ARGUMENT` if the index already holds `u32::MAX` vectors.
     pub fn push(&mut self, v: &[f32]) -> Result<u32> {
         self.check_input(v)?;
         if self.len >= u32::MAX as usize {
@@ -297,7 +296,7 @@ impl RabitqIndex {
         Ok(1.0 - f64::from(differ) / (planes * 64).max(1) as f64)
     }
 
-    /// A vector this index can encode: `dim` values, finite (and not zero under cosine).
+    /// A vector this index can encode: `dim` values, finite (a zero vector under cosine encodes as the centroid's opposite).
     fn check_input(&self, v: &[f32]) -> Result<()> {
         crate::vector::check_vector(v, self.dim, self.metric, 0).map(|_| ())
     }
@@ -366,7 +365,7 @@ impl EncodeParts<'_> {
         s.rotated.resize(self.padded_dim, 0.0);
         s.codes.resize(self.padded_dim, 0);
         let inv_norm = if self.metric == Metric::Cosine {
-            1.0 / norm(x)
+            crate::vector::unit_scale(x)
         } else {
             1.0
         };

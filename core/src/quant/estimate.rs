@@ -20,7 +20,6 @@ use super::query::{quantize_query, PreparedQuery};
 use super::rabitq::RabitqIndex;
 use crate::error::{Error, Result};
 use crate::types::Metric;
-use crate::vector::norm_f64 as norm;
 
 impl RabitqIndex {
     /// A query prepared for this index (allocates; see [`RabitqIndex::prepare_into`]).
@@ -74,8 +73,7 @@ impl RabitqIndex {
     /// keeping its query bits and ε₀.
     ///
     /// # Errors
-    /// `HV_DIM_MISMATCH` if `q.len() != dim`; `HV_INVALID_VECTOR` if `q` holds NaN/±∞ or is all
-    /// zeros under cosine.
+    /// `HV_DIM_MISMATCH` if `q.len() != dim`; `HV_INVALID_VECTOR` if `q` holds NaN/±∞.
     pub fn prepare_into(&self, q: &[f32], pq: &mut PreparedQuery) -> Result<()> {
         if q.len() != self.dim {
             return Err(Error::DimMismatch {
@@ -95,7 +93,7 @@ impl RabitqIndex {
         let qbits = pq.qbits;
         pq.set_kernels(self.kernels);
         let inv_norm = if self.metric == Metric::Cosine {
-            1.0 / norm(q)
+            crate::vector::unit_scale(q)
         } else {
             1.0
         };
