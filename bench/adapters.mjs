@@ -6,7 +6,7 @@
 // (`rank` in [25,000, 26,000): 206 of 20,000 records). One JSONL record per engine and one
 // summary, appended to bench-results/adapters/<rev>.jsonl and printed.
 //
-//   node bench/adapters.mjs [--backend native|wasm] [--rounds 3] [--n 20000]
+//   node bench/adapters.mjs [--backend native|wasm] [--rounds 5] [--passes 4] [--n 20000]
 //
 // Engines: `raw-flat` (Collection.add with one flat Float32Array: the API's bulk path), `raw`
 // (Collection.add with number[] vectors and `{ text, source, rank }` metadata: the input the
@@ -28,11 +28,12 @@ import { loadSample } from '../examples/lib/sample.mjs';
 import { provenance, revLabel, binaryInfo, ROOT } from './lib/provenance.mjs';
 
 const { values } = parseArgs({
-  options: { backend: { type: 'string', default: 'native' }, rounds: { type: 'string', default: '3' }, n: { type: 'string', default: '20000' } },
+  options: { backend: { type: 'string', default: 'native' }, rounds: { type: 'string', default: '5' }, passes: { type: 'string', default: '4' }, n: { type: 'string', default: '20000' } },
 });
 const backendName = values.backend;
 if (backendName !== 'native' && backendName !== 'wasm') throw new Error('--backend is native or wasm');
 const ROUNDS = Number(values.rounds);
+const PASSES = Number(values.passes);
 const hv = backendName === 'wasm' ? await import('horosvec/wasm') : await import('horosvec');
 const { HorosvecStore } = await import('horosvec/langchain');
 const { HorosvecVectorStore } = await import('horosvec/llamaindex');
@@ -183,8 +184,8 @@ async function loop(name, kind) {
   for (let j = 0; j < WARMUP; j++) await e[kind](j);
   const ids = new Array(queries.length);
   const t0 = performance.now();
-  for (let j = 0; j < queries.length; j++) ids[j] = await e[kind](j);
-  const qps = queries.length / ((performance.now() - t0) / 1000);
+  for (let p = 0; p < PASSES; p++) for (let j = 0; j < queries.length; j++) ids[j] = await e[kind](j);
+  const qps = (PASSES * queries.length) / ((performance.now() - t0) / 1000);
   state[name].qps[kind].push(qps);
   state[name].ids[kind] = ids;
 }
@@ -218,6 +219,7 @@ const common = {
   threads: 1,
   index: { ...INDEX, defaults: 'R 32, L 64, ef 64' },
   rounds: ROUNDS,
+  passes: PASSES,
   ...binaryInfo(backendName),
   ...prov,
 };
