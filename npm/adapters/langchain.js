@@ -7,6 +7,7 @@ import { Document } from '@langchain/core/documents';
 import { SaveableVectorStore } from '@langchain/core/vectorstores';
 import { backend } from 'horosvec';
 import { Collection, META, argError, envelope, mmr, similarity, underMeta } from './common.js';
+import { writeAtomic } from '../lib/files.js';
 
 const NAME = 'HorosvecStore';
 const METRICS = ['cosine', 'l2', 'ip', 'l1'];
@@ -53,23 +54,24 @@ function toDocument(id, metadata) {
   return new Document({ pageContent: typeof m.text === 'string' ? m.text : '', metadata: m[META] ?? {}, id: String(id) });
 }
 
+// The ids of every document of collection `c` that predicate `filter` accepts, in list order
+// (one pass over the collection in pages).
+async function matchingIds(c, filter) {
+  const ids = [];
+  let cursor = null;
+  do {
+    const page = await c.list({ limit: PAGE, cursor });
+    for (const r of page.records) if (filter(toDocument(r.id, r.metadata))) ids.push(r.id);
+    cursor = page.cursor;
+  } while (cursor !== null);
+  return ids;
+}
+
 async function fs() {
   try {
     return { fsp: await import('node:fs/promises'), path: await import('node:path') };
   } catch {
     throw unsupported('save, load and open need a file system (Node.js)');
-  }
-}
-
-// Writes `data` to `file` through a temporary file and a rename, so a reader never sees half of it.
-async function writeAtomic(fsp, file, data) {
-  const tmp = `${file}.tmp-${globalThis.crypto.randomUUID()}`;
-  try {
-    await fsp.writeFile(tmp, data);
-    await fsp.rename(tmp, file);
-  } catch (e) {
-    await fsp.rm(tmp, { force: true });
-    throw e;
   }
 }
 
@@ -237,13 +239,7 @@ export class HorosvecStore extends SaveableVectorStore {
     }
     if (first.length < fetch) return kept; // that was every document
     // too few: the predicate over every document, then a search restricted to the matches
-    const ids = [];
-    let cursor = null;
-    do {
-      const page = await c.list({ limit: PAGE, cursor });
-      for (const r of page.records) if (filter(toDocument(r.id, r.metadata))) ids.push(r.id);
-      cursor = page.cursor;
-    } while (cursor !== null);
+    const ids = await matchingIds(c, filter);
     if (ids.length === 0) return [];
     const hits = await c.search(query, { k, ids });
     return hits.map((h) => ({ id: h.id, distance: h.distance, doc: toDocument(h.id, h.metadata) }));
@@ -315,13 +311,7 @@ export class HorosvecStore extends SaveableVectorStore {
       await c.deleteWhere(underMeta(filter));
       return;
     }
-    const doomed = [];
-    let cursor = null;
-    do {
-      const page = await c.list({ limit: PAGE, cursor });
-      for (const r of page.records) if (filter(toDocument(r.id, r.metadata))) doomed.push(r.id);
-      cursor = page.cursor;
-    } while (cursor !== null);
+    const doomed = await matchingIds(c, filter);
     if (doomed.length > 0) await c.delete(doomed);
   }
 

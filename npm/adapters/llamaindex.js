@@ -15,6 +15,7 @@ import { Settings } from '@llamaindex/core/global';
 import { BaseVectorStore, FilterCondition, FilterOperator, VectorStoreQueryMode } from '@llamaindex/core/vector-store';
 import { jsonToNode, MetadataMode, ObjectType, TextNode } from '@llamaindex/core/schema';
 import { Collection, META, argError, envelope, mmr, similarity, underMeta } from './common.js';
+import { syncDir, writeAtomic } from '../lib/files.js';
 
 const NAME = 'HorosvecVectorStore';
 const METRICS = ['cosine', 'l2', 'ip', 'l1'];
@@ -199,32 +200,6 @@ function recordToNode(id, metadata) {
     return jsonToNode({ ...json, id_: String(id), text: m.text ?? '', metadata: m[META] }, json.type ?? ObjectType.TEXT);
   }
   return new TextNode({ id_: String(id), text: typeof m.text === 'string' ? m.text : '', metadata: isEnvelope ? m[META] : isPlainObject(m) ? m : {} });
-}
-
-// writes `data` to `file` through a temporary file, synced, then renamed over it
-async function writeAtomic(fs, file, data) {
-  const tmp = `${file}.tmp`;
-  const fh = await fs.open(tmp, 'w');
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await fs.rename(tmp, file);
-}
-
-// makes the renames in `dir` durable (where a directory can be opened and synced)
-async function syncDir(fs, dir) {
-  let fh;
-  try {
-    fh = await fs.open(dir, 'r');
-    await fh.sync();
-  } catch {
-    // not supported here (Windows): the renames are still atomic
-  } finally {
-    await fh?.close();
-  }
 }
 
 async function exists(fs, p) {

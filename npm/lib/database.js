@@ -6,6 +6,7 @@
 // the hidden leftovers are removed at the next writable open.
 
 import { hvError } from './errors.js';
+import { syncDir } from './files.js';
 
 /** What a collection name must look like; every name that does not is refused. */
 export const NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,127}$/;
@@ -408,19 +409,6 @@ function alive(pid) {
     return true;
   } catch (e) {
     return e.code === 'EPERM';
-  }
-}
-
-// Makes a rename in `dir` durable (POSIX); a no-op where directories cannot be synced.
-async function syncDir(fs, dir) {
-  let h;
-  try {
-    h = await fs.open(dir, 'r');
-    await h.sync();
-  } catch {
-    // Windows cannot open a directory; its renames are journaled by NTFS
-  } finally {
-    await h?.close().catch(() => undefined);
   }
 }
 
