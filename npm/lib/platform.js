@@ -82,7 +82,8 @@ export function loadNative(host, devPath, io) {
   if (pre.pkg === null) return devFailure ?? { binding: null, kind: pre.kind, reason: pre.reason };
   try {
     io.resolve(`${pre.pkg}/package.json`);
-  } catch {
+  } catch (e) {
+    if (isPermissionError(e)) return { binding: null, kind: 'permission', reason: firstLine(e) };
     return devFailure ?? { binding: null, kind: 'not-installed', reason: `${pre.pkg} is not installed (was it skipped with --omit=optional / --no-optional?)` };
   }
   try {
