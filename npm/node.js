@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { makeApi } from './lib/collection.js';
-import { binaryName, hostInfo, hostKey, isTruthy, loadNative, readEnv, unsupportedMessage } from './lib/platform.js';
+import { hvError } from './lib/errors.js';
+import { binaryName, granted, hostInfo, hostKey, isTruthy, loadNative, readEnv, unsupportedMessage } from './lib/platform.js';
 
 const require = createRequire(import.meta.url);
 
@@ -25,7 +26,7 @@ function load() {
     const devPath = fileURLToPath(new URL(`./native/${binaryName(key)}`, import.meta.url));
     const exists = (p) => {
       try {
-        return existsSync(p);
+        return granted({ name: 'read', path: p }) && existsSync(p);
       } catch {
         return false;
       }
@@ -40,7 +41,15 @@ function load() {
   // A refused permission (Deno without --allow-ffi) is the user's to fix: said even without
   // HOROSVEC_DEBUG. Every other reason is printed under HOROSVEC_DEBUG=1 only.
   if (debug || fallback.kind === 'permission') console.warn(`horosvec: using the wasm build (in memory only): ${fallback.reason}`);
-  return makeApi(require('./lib/wasm-raw-node.js'), { reason: fallback.reason, unsupported: (what) => unsupportedMessage(what, fallback) });
+  let raw;
+  try {
+    raw = require('./lib/wasm-raw-node.js');
+  } catch (e) {
+    // Deno without --allow-read cannot read the .wasm file either: say what to grant
+    if (e?.name !== 'NotCapable' && e?.name !== 'PermissionDenied') throw e;
+    throw hvError('HV_UNSUPPORTED', `horosvec cannot load: ${String(e.message).split('\n')[0]} (Deno: run with --allow-ffi for the native addon, or --allow-read for the wasm build)`, e);
+  }
+  return makeApi(raw, { reason: fallback.reason, unsupported: (what) => unsupportedMessage(what, fallback) });
 }
 
 const api = load();
