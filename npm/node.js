@@ -3,6 +3,7 @@
 // HOROSVEC_DEBUG=1 prints one line saying why the native addon was not used.
 import { createRequire } from 'node:module';
 import { makeApi } from './lib/collection.js';
+import { loadWasm } from './lib/wasm-raw-node.js';
 
 const require = createRequire(import.meta.url);
 
@@ -18,7 +19,7 @@ function load() {
       }
     }
   }
-  return require('./lib/wasm-raw-node.js');
+  return loadWasm();
 }
 
 const api = makeApi(load());

@@ -1,8 +1,8 @@
 // `horosvec/wasm` under Node: the public API over the wasm build (for comparisons and tests).
-import * as raw from './lib/wasm-raw-node.js';
+import { loadWasm } from './lib/wasm-raw-node.js';
 import { makeApi } from './lib/collection.js';
 
-const api = makeApi(raw);
+const api = makeApi(loadWasm());
 export const Collection = api.Collection;
 export const backend = api.backend;
 export const kernel = api.kernel;
