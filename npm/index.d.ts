@@ -418,6 +418,12 @@ export interface CollectionStats {
   /** Durable collections only: the last reload's time in milliseconds, in the core (0 before any). */
   lastRefreshMs?: number;
   backend: 'native' | 'wasm';
+  /**
+   * Why this process runs the wasm build (`null` on native): e.g. "no prebuilt native addon for
+   * freebsd-x64", "@horosvec/linux-x64-gnu is not installed (…)", the load error's first line,
+   * "HOROSVEC_FORCE_WASM=1 is set"; printed once at load under `HOROSVEC_DEBUG=1`.
+   */
+  backendReason: string | null;
   /** Threads used by batch search (1 under wasm). */
   threads: number;
 }

@@ -17,7 +17,7 @@ function decode(s) {
 
 wasm.initSync({ module: decode(base64) });
 
-const api = makeApi(wasm);
+const api = makeApi(wasm, { reason: 'the horosvec/inline entry point always uses the wasm build' });
 export const Collection = api.Collection;
 export const backend = api.backend;
 export const kernel = api.kernel;

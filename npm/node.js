@@ -1,28 +1,50 @@
-// Node entry: the native addon (napi-rs) when it loads, else the wasm build. No top-level await,
-// so `require('horosvec')` works from CommonJS too. HOROSVEC_FORCE_WASM=1 forces wasm;
-// HOROSVEC_DEBUG=1 prints one line saying why the native addon was not used.
+// Node entry (also Bun's and Deno's): the native addon when one loads, else the wasm build, with
+// the reason recorded (stats().backendReason, Collection.open's HV_UNSUPPORTED) and printed as
+// one line under HOROSVEC_DEBUG=1. The addon is the checkout's npm/native/horosvec.<key>.node
+// (development), else the optional package @horosvec/<key>, required by a computed name
+// (lib/platform.js). No top-level await, so `require('horosvec')` works from CommonJS too.
+// HOROSVEC_FORCE_WASM=1 (or true) forces wasm. Reading the environment never throws (Deno
+// without --allow-env reads nothing).
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { makeApi } from './lib/collection.js';
+import { binaryName, hostInfo, hostKey, isTruthy, loadNative, readEnv, unsupportedMessage } from './lib/platform.js';
 import { loadWasm } from './lib/wasm-raw-node.js';
 
 const require = createRequire(import.meta.url);
 
 function load() {
-  if (process.env.HOROSVEC_FORCE_WASM === '1') {
-    if (process.env.HOROSVEC_DEBUG) console.warn('horosvec: HOROSVEC_FORCE_WASM=1, using the wasm backend');
+  const debug = isTruthy(readEnv('HOROSVEC_DEBUG'));
+  const force = readEnv('HOROSVEC_FORCE_WASM');
+  const host = hostInfo(process, (p) => readFileSync(p, 'utf8'));
+  const key = hostKey(host);
+  let fallback;
+  if (isTruthy(force)) {
+    fallback = { kind: 'forced', key, reason: `HOROSVEC_FORCE_WASM=${force} is set` };
   } else {
-    try {
-      return require('./native/index.cjs');
-    } catch (e) {
-      if (process.env.HOROSVEC_DEBUG) {
-        console.warn(`horosvec: native addon unavailable, using wasm: ${String(e && e.message).split('\n')[0]}`);
+    const devPath = fileURLToPath(new URL(`./native/${binaryName(key)}`, import.meta.url));
+    const exists = (p) => {
+      try {
+        return existsSync(p);
+      } catch {
+        return false;
       }
+    };
+    const r = loadNative(host, devPath, { exists, require, resolve: require.resolve });
+    if (r.binding) {
+      if (debug) console.warn(`horosvec: using the native addon (${r.from})`);
+      return makeApi(r.binding, { reason: null });
     }
+    fallback = { kind: r.kind, key, reason: r.reason };
   }
-  return loadWasm();
+  // A refused permission (Deno without --allow-ffi) is the user's to fix: said even without
+  // HOROSVEC_DEBUG. Every other reason is printed under HOROSVEC_DEBUG=1 only.
+  if (debug || fallback.kind === 'permission') console.warn(`horosvec: using the wasm build (in memory only): ${fallback.reason}`);
+  return makeApi(loadWasm(), { reason: fallback.reason, unsupported: (what) => unsupportedMessage(what, fallback) });
 }
 
-const api = makeApi(load());
+const api = load();
 export const Collection = api.Collection;
 export const backend = api.backend;
 export const kernel = api.kernel;

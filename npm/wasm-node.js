@@ -2,7 +2,10 @@
 import { loadWasm } from './lib/wasm-raw-node.js';
 import { makeApi } from './lib/collection.js';
 
-const api = makeApi(loadWasm());
+const api = makeApi(loadWasm(), {
+  reason: 'the horosvec/wasm entry point always uses the wasm build',
+  unsupported: (what) => `${what} needs the native addon, and horosvec/wasm is the in-memory wasm build: import 'horosvec' for durable collections`,
+});
 export const Collection = api.Collection;
 export const backend = api.backend;
 export const kernel = api.kernel;

@@ -6,9 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { backends } from './helpers/backends.js';
+// @ts-expect-error plain JS module without typings
+import { hostInfo, hostKey as keyOf } from '../npm/lib/platform.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pkgDir = join(root, 'npm');
+const hostKey: string = keyOf(hostInfo(process));
 
 function node(code: string, env: Record<string, string> = {}, cwd = root, type: 'esm' | 'cjs' = 'esm'): string {
   const args = type === 'esm' ? ['--input-type=module', '-e', code] : ['-e', code];
@@ -31,24 +34,74 @@ describe('entry points', () => {
   it('CommonJS require works too', () => {
     expect(node(PROBE_CJS, {}, root, 'cjs')).toBe('native 1');
   });
-  it('HOROSVEC_FORCE_WASM=1 forces the wasm build (ESM and CommonJS)', () => {
+  it('HOROSVEC_FORCE_WASM=1 or true forces the wasm build (ESM and CommonJS); 0 and false do not', () => {
     expect(node(PROBE_ESM, { HOROSVEC_FORCE_WASM: '1' })).toBe('wasm 1');
     expect(node(PROBE_CJS, { HOROSVEC_FORCE_WASM: '1' }, root, 'cjs')).toBe('wasm 1');
+    expect(node(PROBE_ESM, { HOROSVEC_FORCE_WASM: 'true' })).toBe('wasm 1');
+    expect(node(PROBE_CJS, { HOROSVEC_FORCE_WASM: 'TRUE' }, root, 'cjs')).toBe('wasm 1');
+    expect(node(PROBE_ESM, { HOROSVEC_FORCE_WASM: '0' })).toBe('native 1');
+    expect(node(PROBE_ESM, { HOROSVEC_FORCE_WASM: 'false' })).toBe('native 1');
   });
-  it('falls back to wasm when the native addon is missing, with a reason under HOROSVEC_DEBUG=1', () => {
+  it('stats().backendReason: null on native, the reason on wasm', () => {
+    const code = `import { Collection } from 'horosvec'; console.log(JSON.stringify(Collection.create({ dim: 2 }).stats().backendReason));`;
+    expect(node(code)).toBe('null');
+    expect(node(code, { HOROSVEC_FORCE_WASM: 'true' })).toBe('"HOROSVEC_FORCE_WASM=true is set"');
+    const wasmEntry = `import { Collection } from 'horosvec/wasm'; console.log(Collection.create({ dim: 2 }).stats().backendReason);`;
+    expect(node(wasmEntry)).toBe('the horosvec/wasm entry point always uses the wasm build');
+  });
+  it('HOROSVEC_DEBUG=1 prints one line naming the addon used', () => {
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', PROBE_ESM], { cwd: root, env: { ...process.env, HOROSVEC_DEBUG: '1', HOROSVEC_FORCE_WASM: '' }, encoding: 'utf8' });
+    expect(r.stdout.trim()).toBe('native 1');
+    expect(r.stderr.trim().split('\n')).toEqual([`horosvec: using the native addon (${join(pkgDir, 'native', `horosvec.${hostKey}.node`)})`]);
+  });
+
+  // A copy of the package as npm installs it (no checkout build), with or without its platform package.
+  function installedCopy(withPlatform: boolean): string {
     const dir = mkdtempSync(join(tmpdir(), 'horosvec-fallback-'));
+    const copy = join(dir, 'node_modules', 'horosvec');
+    mkdirSync(join(dir, 'node_modules', '@horosvec'), { recursive: true });
+    cpSync(pkgDir, copy, { recursive: true, filter: (src) => src !== join(pkgDir, 'native') && src !== join(pkgDir, 'platforms') });
+    symlinkSync(join(root, 'node_modules', 'cli-progress'), join(dir, 'node_modules', 'cli-progress'));
+    if (withPlatform) {
+      const plat = join(dir, 'node_modules', '@horosvec', hostKey);
+      mkdirSync(plat);
+      cpSync(join(pkgDir, 'platforms', hostKey, 'package.json'), join(plat, 'package.json'));
+      cpSync(join(pkgDir, 'native', `horosvec.${hostKey}.node`), join(plat, `horosvec.${hostKey}.node`));
+    }
+    return dir;
+  }
+  const debugRun = (code: string, cwd: string) =>
+    spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd, env: { ...process.env, HOROSVEC_DEBUG: '1', HOROSVEC_FORCE_WASM: '' }, encoding: 'utf8' });
+
+  it('an installed package loads its platform package @horosvec/<key>', () => {
+    const dir = installedCopy(true);
     try {
-      const copy = join(dir, 'node_modules', 'horosvec');
-      mkdirSync(join(dir, 'node_modules'), { recursive: true });
-      cpSync(pkgDir, copy, { recursive: true, filter: (src) => !src.includes(`${join(pkgDir, 'native')}`) });
-      symlinkSync(join(root, 'node_modules', 'cli-progress'), join(dir, 'node_modules', 'cli-progress'));
+      const r = debugRun(PROBE_ESM, dir);
+      expect(r.stdout.trim()).toBe('native 1');
+      expect(r.stderr.trim()).toBe(`horosvec: using the native addon (@horosvec/${hostKey})`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it('falls back to wasm without its platform package: one line under HOROSVEC_DEBUG=1, the reason in stats and in Collection.open', () => {
+    const dir = installedCopy(false);
+    const reason = `@horosvec/${hostKey} is not installed (was it skipped with --omit=optional / --no-optional?)`;
+    try {
       expect(node(PROBE_ESM, {}, dir)).toBe('wasm 1');
-      const r = spawnSync(process.execPath, ['--input-type=module', '-e', PROBE_ESM], {
-        cwd: dir, env: { ...process.env, HOROSVEC_DEBUG: '1', HOROSVEC_FORCE_WASM: '' }, encoding: 'utf8',
-      });
+      const r = debugRun(PROBE_ESM, dir);
       expect(r.stdout.trim()).toBe('wasm 1');
-      expect(r.stderr.trim().split('\n')).toHaveLength(1);
-      expect(r.stderr).toMatch(/^horosvec: native addon unavailable, using wasm: /);
+      expect(r.stderr.trim().split('\n')).toEqual([`horosvec: using the wasm build (in memory only): ${reason}`]);
+      expect(r.stderr).not.toMatch(/npm\/cli|optional dependenc(y|ies) bug|package-lock/i);
+      const open = `import { Collection, openDatabase } from 'horosvec';
+        console.log(Collection.create({ dim: 2 }).stats().backendReason);
+        for (const f of [() => Collection.open('x', { dim: 2 }), () => openDatabase('x')]) {
+          try { await f(); } catch (e) { console.log(e.code + ' ' + e.message); }
+        }`;
+      const [got, openErr, dbErr] = node(open, {}, dir).split('\n');
+      expect(got).toBe(reason);
+      expect(openErr).toBe(`HV_UNSUPPORTED HV_UNSUPPORTED: Collection.open needs the native addon, and this process runs the in-memory wasm build because ${reason}. Install horosvec with its optional dependencies (npm install without --omit=optional; pnpm/yarn: this platform in supportedArchitectures), or add @horosvec/${hostKey} explicitly.`);
+      expect(dbErr).toMatch(/^HV_UNSUPPORTED HV_UNSUPPORTED: openDatabase\(dir\) needs the native addon, .* is not installed .*openDatabase\(\) makes an in-memory database/);
+      expect(openErr).not.toMatch(/browser/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -3,7 +3,8 @@
 // build (calls run synchronously on the calling thread). Both have the same method set, so the
 // `Collection` never asks which backend it runs on; `backendFor(raw)` picks one, once.
 //
-// Module level: `name`, `kernel`, `version`, `threads()`, `assertCanOpen()`, `create(dim,
+// Module level: `name`, `kernel`, `version`, `threads()`, `assertCanOpen()` (and, wasm only,
+// `unsupportedMessage(what)`: what a call needing files throws, by entry point), `create(dim,
 // metric)`, `fromBytes(bytes)`, `open(path, dim, metric, durability, readOnly, limits,
 // refreshIntervalMs)`; the last
 // three return a handle (Promise of one for the async two).
@@ -25,8 +26,8 @@ import { CallQueue, TicketBook } from './queue.js';
 const isAborted = (signal) => readInput(() => signal?.aborted === true);
 
 /** The adapter for `raw`: native when its collections have the `…Async` methods, else wasm. */
-export function backendFor(raw) {
-  return typeof raw.CoreCollection.prototype.addAsync === 'function' ? nativeBackend(raw) : wasmBackend(raw);
+export function backendFor(raw, unsupported) {
+  return typeof raw.CoreCollection.prototype.addAsync === 'function' ? nativeBackend(raw) : wasmBackend(raw, unsupported);
 }
 
 // Members both adapters' handles share: the calls that are synchronous on both backends.
@@ -197,11 +198,13 @@ function nativeBackend(raw) {
   };
 }
 
-function wasmBackend(raw) {
+// `message(what)`: the HV_UNSUPPORTED text for `what` (a call needing files) under this entry point.
+const browserMessage = (what) => `${what} needs the native backend (Node.js); in browsers use Collection.create or Collection.fromBytes`;
+
+function wasmBackend(raw, message = browserMessage) {
   // Runs a call to completion now; its result or HvError as a Promise.
   const invoke = invokeSync;
-  const unsupported = () =>
-    hvError('HV_UNSUPPORTED', 'Collection.open needs the native backend (Node.js); in browsers use Collection.create or Collection.fromBytes');
+  const unsupported = () => hvError('HV_UNSUPPORTED', message('Collection.open'));
 
   class WasmHandle extends Handle {
     // every call has finished when it returns: nothing to order
@@ -271,6 +274,7 @@ function wasmBackend(raw) {
     kernel: raw.kernel(),
     version: raw.version(),
     threads: () => raw.threads(),
+    unsupportedMessage: message === browserMessage ? undefined : message,
     assertCanOpen() {
       throw unsupported();
     },

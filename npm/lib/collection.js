@@ -36,10 +36,13 @@ function hits(raw) {
 
 /**
  * Builds the public API over one raw backend module (`CoreCollection`, `backend()`, `kernel()`,
- * `version()`, `threads()`).
+ * `version()`, `threads()`). `info.reason`: why this backend (null for native; `stats()`'s
+ * `backendReason`); `info.unsupported(what)`: the HV_UNSUPPORTED text for calls needing files
+ * under wasm (the entry point knows why it runs wasm; the default speaks to browsers).
  */
-export function makeApi(raw) {
-  const backend = backendFor(raw);
+export function makeApi(raw, info = {}) {
+  const backend = backendFor(raw, info.unsupported);
+  const backendReason = info.reason ?? (backend.name === 'native' ? null : 'the browser entry point always uses the wasm build');
 
   class Collection {
     // the backend adapter's handle of this collection, and the order of its calls
@@ -198,7 +201,7 @@ export function makeApi(raw) {
     stats() {
       return guard(() => {
         const h = this.#open();
-        return { ...h.stats(), backend: backend.name, threads: backend.threads(), ...(h.durable ? { commits: h.commits, mutableBound: h.mutableBound, refreshes: h.refreshes, lastRefreshMs: h.lastRefreshMs } : {}) };
+        return { ...h.stats(), backend: backend.name, backendReason, threads: backend.threads(), ...(h.durable ? { commits: h.commits, mutableBound: h.mutableBound, refreshes: h.refreshes, lastRefreshMs: h.lastRefreshMs } : {}) };
       });
     }
 
@@ -394,5 +397,5 @@ export function makeApi(raw) {
   }
   const CREATE = Symbol('create');
 
-  return { Collection, backend: backend.name, kernel: backend.kernel, version: backend.version, openDatabase: makeDatabase(Collection, backend.name) };
+  return { Collection, backend: backend.name, kernel: backend.kernel, version: backend.version, openDatabase: makeDatabase(Collection, backend.name, backend.unsupportedMessage) };
 }

@@ -66,8 +66,9 @@ function serial() {
  * Builds `openDatabase` over one `Collection` class (the native or the wasm one).
  * @param {any} Collection
  * @param {string} backendName
+ * @param {((what: string) => string) | undefined} unsupportedMessage why files are refused (wasm under Node)
  */
-export function makeDatabase(Collection, backendName) {
+export function makeDatabase(Collection, backendName, unsupportedMessage) {
   async function openDatabase(dir, options) {
     const o = checkObject(options, 'openDatabase options');
     const known = ['readOnly', ...OPEN_DEFAULTS];
@@ -81,7 +82,10 @@ export function makeDatabase(Collection, backendName) {
       return new MemoryDatabase(Collection, readOnly);
     }
     if (typeof dir !== 'string' || dir === '') throw hvError('HV_INVALID_ARGUMENT', 'openDatabase(dir): dir must be a non-empty string (a directory), or omitted for an in-memory database');
-    if (backendName !== 'native') throw hvError('HV_UNSUPPORTED', `openDatabase(dir) keeps collections in files, which the ${backendName} build cannot do; call openDatabase() for an in-memory database`);
+    if (backendName !== 'native') {
+      if (unsupportedMessage) throw hvError('HV_UNSUPPORTED', `${unsupportedMessage('openDatabase(dir)')} (openDatabase() makes an in-memory database.)`);
+      throw hvError('HV_UNSUPPORTED', `openDatabase(dir) keeps collections in files, which the ${backendName} build cannot do; call openDatabase() for an in-memory database`);
+    }
     const defaults = {};
     for (const k of OPEN_DEFAULTS) if (o[k] !== undefined) defaults[k] = o[k];
     checkDefaults(defaults);
