@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { makeApi } from './lib/collection.js';
 import { hvError } from './lib/errors.js';
 import { binaryName, granted, hostInfo, hostKey, isTruthy, loadNative, readEnv, unsupportedMessage } from './lib/platform.js';
+import { loadWasm } from './lib/wasm-raw-node.js';
 
 const require = createRequire(import.meta.url);
 
@@ -43,11 +44,11 @@ function load() {
   if (debug || fallback.kind === 'permission') console.warn(`horosvec: using the wasm build (in memory only): ${fallback.reason}`);
   let raw;
   try {
-    raw = require('./lib/wasm-raw-node.js');
+    raw = loadWasm();
   } catch (e) {
     // Deno without --allow-read cannot read the .wasm file either: say what to grant
-    if (e?.name !== 'NotCapable' && e?.name !== 'PermissionDenied') throw e;
-    throw hvError('HV_UNSUPPORTED', `horosvec cannot load: ${String(e.message).split('\n')[0]} (Deno: run with --allow-ffi for the native addon, or --allow-read for the wasm build)`, e);
+    if (granted({ name: 'read', path: fileURLToPath(new URL('./wasm/', import.meta.url)) })) throw e;
+    throw hvError('HV_UNSUPPORTED', 'horosvec cannot load: Deno denied reading its files (run with --allow-ffi for the native addon, or --allow-read for the wasm build)', e);
   }
   return makeApi(raw, { reason: fallback.reason, unsupported: (what) => unsupportedMessage(what, fallback) });
 }

@@ -1,8 +1,8 @@
 // `horosvec/wasm` under Node: the public API over the wasm build (for comparisons and tests).
-import * as raw from './lib/wasm-raw-node.js';
+import { loadWasm } from './lib/wasm-raw-node.js';
 import { makeApi } from './lib/collection.js';
 
-const api = makeApi(raw, {
+const api = makeApi(loadWasm(), {
   reason: 'the horosvec/wasm entry point always uses the wasm build',
   unsupported: (what) => `${what} needs the native addon, and horosvec/wasm is the in-memory wasm build: import 'horosvec' for durable collections`,
 });

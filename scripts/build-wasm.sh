@@ -8,3 +8,4 @@ if [ -n "${RUSTFLAGS:-}" ]; then
 fi
 cargo build --release --target wasm32-unknown-unknown -p horosvec-wasm
 cargo run -q -p xtask -- bindgen target/wasm32-unknown-unknown/release/horosvec_wasm.wasm npm/wasm web
+node scripts/inline-wasm.mjs

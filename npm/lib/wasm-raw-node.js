@@ -1,8 +1,55 @@
 // The raw wasm module under Node: bytes read from disk and instantiated synchronously (Node
-// cannot fetch file:// URLs, so the web target's `init()` would fail there).
+// cannot fetch file:// URLs, so the web target's `init()` would fail there). `loadWasm()` does it
+// once, on first use, so the Node entry imports this module statically (server bundles include
+// it) and pays for the wasm only when it falls back to it.
 import { readFileSync } from 'node:fs';
 import * as wasm from '../wasm/horosvec_wasm.js';
+import { hvError } from './errors.js';
 
-wasm.initSync({ module: readFileSync(new URL('../wasm/horosvec_wasm_bg.wasm', import.meta.url)) });
+const FILE = 'horosvec_wasm_bg.wasm';
 
-export * from '../wasm/horosvec_wasm.js';
+// Where the binary is: beside this module in the installed package; inside a server bundle
+// (esbuild, webpack), where this module's URL is the bundle's or none, the installed package's
+// export `horosvec/wasm/horosvec_wasm_bg.wasm`, resolved from the bundle's location, then from
+// the working directory. `process.getBuiltinModule` keeps bundlers from tracing the resolution.
+function locations() {
+  const here = import.meta.url;
+  const out = [];
+  if (typeof here === 'string' && here !== '') out.push(() => new URL(`../wasm/${FILE}`, here));
+  const bases = [here, typeof __filename === 'string' ? __filename : undefined, `${process.cwd()}/`];
+  const mod = typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule('node:module') : undefined;
+  for (const base of bases) {
+    if (mod && typeof base === 'string' && base !== '') out.push(() => mod.createRequire(base).resolve(`horosvec/wasm/${FILE}`));
+  }
+  return out;
+}
+
+function readWasm() {
+  const tried = [];
+  for (const where of locations()) {
+    let path;
+    try {
+      path = where();
+      return readFileSync(path);
+    } catch (e) {
+      tried.push(`${path ?? 'horosvec/wasm/' + FILE}: ${String(e?.message ?? e).split('\n')[0]}`);
+    }
+  }
+  throw hvError(
+    'HV_IO',
+    `horosvec could not find its WebAssembly binary ${FILE} (tried ${tried.join('; ')}). In a server bundle, ` +
+      'keep horosvec installed in node_modules beside it, or mark it external (esbuild --external:horosvec, ' +
+      "webpack externals: { horosvec: 'module horosvec' }).",
+  );
+}
+
+let ready = false;
+
+/** The raw wasm module, instantiated on the first call. */
+export function loadWasm() {
+  if (!ready) {
+    wasm.initSync({ module: readWasm() });
+    ready = true;
+  }
+  return wasm;
+}
