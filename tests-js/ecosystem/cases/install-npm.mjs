@@ -1,9 +1,9 @@
 // npm from a local registry (tests-js/ecosystem/registry.mjs), scripts blocked: `npm install
 // horosvec` gets this host's platform package only and the probe (create, add, search, durable
 // open + reopen) runs natively; `--omit=optional` runs on wasm and HOROSVEC_DEBUG=1 names the
-// missing package; `--os/--cpu/--libc` for darwin-arm64, linux-arm64-musl and win32-x64 install
-// that platform's package and no other. Cost: registry start (~5 s, shared with the other
-// install cases) and five installs (~2-4 s each).
+// missing package; `--os/--cpu/--libc` for darwin-arm64, linux-x64-musl, linux-arm64-musl and
+// win32-x64 install that platform's package and no other (the lockfile lists all seven). Cost:
+// registry start (~4 s, shared with the other install cases) and six installs (~2-4 s each).
 import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { hostKey, run } from '../project.mjs';
@@ -49,6 +49,7 @@ export default async function installNpm(ctx) {
   // foreign platforms: npm's --os / --cpu / --libc
   const foreign = [
     ['darwin-arm64', ['--os=darwin', '--cpu=arm64']],
+    ['linux-x64-musl', ['--os=linux', '--cpu=x64', '--libc=musl']],
     ['linux-arm64-musl', ['--os=linux', '--cpu=arm64', '--libc=musl']],
     ['win32-x64-msvc', ['--os=win32', '--cpu=x64']],
   ];
@@ -60,5 +61,5 @@ export default async function installNpm(ctx) {
     if (locked.length !== reg.keys.length) throw new Error(`${want}: the lockfile lists ${locked.length} platform packages, expected all ${reg.keys.length}`);
   }
   const stand = reg.standIns.length ? `; stand-ins for ${reg.standIns.join(', ')}` : '';
-  return `native ${native.backend} (durable reopen ${native.reopened}); --omit=optional → wasm with the reason; --os/--cpu/--libc → ${foreign.map((f) => f[0]).join(', ')} only${stand}`;
+  return `${native.backend} (durable reopen ${native.reopened}); --omit=optional → wasm with the reason; --os/--cpu/--libc → ${foreign.map((f) => f[0]).join(', ')} only${stand}`;
 }
