@@ -7,7 +7,7 @@
 // Exit 1 when the main package cannot be packed; platforms without a binary are skipped (said on
 // stderr).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -51,6 +51,10 @@ for (const key of Object.keys(PLATFORMS)) {
   const bin = join(dir, binaryName(key));
   const built = join(npmDir, 'native', binaryName(key));
   if (!existsSync(bin) && existsSync(built)) copyFileSync(built, bin);
+  // kept as it is (it may be the release build, e.g. plat's glibc-2.28 one), but said when stale
+  else if (existsSync(bin) && existsSync(built) && statSync(built).mtimeMs > statSync(bin).mtimeMs) {
+    console.error(`pack: npm/platforms/${key}/${binaryName(key)} is older than npm/native's build; packing it anyway (delete it to pack the newer one)`);
+  }
   if (!existsSync(bin)) {
     console.error(`pack: skipped @horosvec/${key} (no ${binaryName(key)} in npm/platforms/${key}/)`);
     continue;
