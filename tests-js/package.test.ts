@@ -1,7 +1,7 @@
 // The package as users meet it: entry points, backend selection and fallback, CommonJS, typings.
 import { describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,6 +79,22 @@ describe('entry points', () => {
       const r = debugRun(PROBE_ESM, dir);
       expect(r.stdout.trim()).toBe('native 1');
       expect(r.stderr.trim()).toBe(`horosvec: using the native addon (@horosvec/${hostKey})`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it("a platform package that fails to load: wasm, with the load error's own first line", () => {
+    const dir = installedCopy(true);
+    try {
+      writeFileSync(join(dir, 'node_modules', '@horosvec', hostKey, `horosvec.${hostKey}.node`), 'not an addon');
+      const code = `import { Collection, backend } from 'horosvec';
+        console.log(backend); console.log(Collection.create({ dim: 2 }).stats().backendReason);
+        try { await Collection.open('x', { dim: 2 }); } catch (e) { console.log(e.code + ' ' + e.message); }`;
+      const [be, reason, open] = node(code, {}, dir).split('\n');
+      expect(be).toBe('wasm');
+      expect(reason).toContain(`horosvec.${hostKey}.node`); // dlopen's own words, e.g. "…: invalid ELF header"
+      expect(reason).not.toContain('\n');
+      expect(open).toContain(`because ${reason}. Reinstall @horosvec/${hostKey}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
