@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { makeApi } from './lib/collection.js';
 import { hvError } from './lib/errors.js';
-import { binaryName, granted, hostInfo, hostKey, isTruthy, loadNative, readEnv, unsupportedMessage } from './lib/platform.js';
+import { binaryName, explainFailure, granted, hostInfo, hostKey, isTruthy, loadNative, readEnv, unsupportedMessage } from './lib/platform.js';
 import { loadWasm } from './lib/wasm-raw-node.js';
 
 const require = createRequire(import.meta.url);
@@ -18,7 +18,8 @@ const require = createRequire(import.meta.url);
 function load() {
   const debug = isTruthy(readEnv('HOROSVEC_DEBUG'));
   const force = readEnv('HOROSVEC_FORCE_WASM');
-  const host = hostInfo(process, (p) => readFileSync(p, 'utf8'));
+  const readFile = (p) => readFileSync(p, 'utf8');
+  const host = hostInfo(process, readFile, granted, { quick: true });
   const key = hostKey(host);
   let fallback;
   if (isTruthy(force)) {
@@ -32,11 +33,13 @@ function load() {
         return false;
       }
     };
-    const r = loadNative(host, devPath, { exists, require, resolve: require.resolve });
+    let r = loadNative(host, devPath, { exists, require, resolve: require.resolve });
     if (r.binding) {
       if (debug) console.warn(`horosvec: using the native addon (${r.from})`);
       return makeApi(r.binding, { reason: null });
     }
+    // the glibc version (the diagnostic report) only now, to explain a failed load
+    if (r.kind === 'load-error' && host.libc === 'glibc') r = explainFailure(r, hostInfo(process, readFile));
     fallback = { kind: r.kind, key, reason: r.reason };
   }
   // A refused permission (Deno without --allow-ffi) is the user's to fix: said even without

@@ -17,9 +17,9 @@ const p = platform as {
   hostKey(h: Host): string;
   prebuiltFor(h: Host): { key: string; pkg: string | null; kind?: string; reason?: string };
   loadNative(h: Host, devPath: string | null, io: Io): Loaded;
-  hostInfo(proc: unknown, readFile?: (p: string) => string): Host;
+  hostInfo(proc: unknown, readFile?: (p: string) => string, allowed?: (d: object) => boolean, opts?: { quick?: boolean }): Host;
   isTruthy(v: unknown): boolean;
-  readEnv(name: string, proc?: unknown): string | undefined;
+  readEnv(name: string, proc?: unknown, allowed?: (d: object) => boolean): string | undefined;
   remedy(kind: string, key: string): string;
   firstLine(e: unknown): string;
 };
@@ -141,6 +141,37 @@ describe('hostInfo: libc detection', () => {
   it('a throwing report or ldd counts as glibc of unknown version', () => {
     const bad = { platform: 'linux', arch: 'x64', report: { getReport: () => { throw new Error('no'); } } };
     expect(p.hostInfo(bad, () => { throw new Error('EACCES'); })).toEqual({ platform: 'linux', arch: 'x64', libc: 'glibc', glibcVersion: null });
+  });
+  it('quick: ldd first, the report only when ldd cannot be read', () => {
+    let asked = 0;
+    const counted = { platform: 'linux', arch: 'x64', report: { getReport: () => (asked++, { header: { glibcVersionRuntime: '2.36' } }) } };
+    expect(p.hostInfo(counted, () => 'GNU ldd script', undefined, { quick: true })).toEqual({ platform: 'linux', arch: 'x64', libc: 'glibc', glibcVersion: null });
+    expect(p.hostInfo(counted, () => 'exec /lib/ld-musl-x86_64.so.1 --list', undefined, { quick: true }).libc).toBe('musl');
+    expect(asked).toBe(0);
+    expect(p.hostInfo(counted, () => { throw new Error('ENOENT'); }, undefined, { quick: true }).glibcVersion).toBe('2.36');
+    expect(asked).toBe(1);
+  });
+  it('Deno without --allow-sys / --allow-read: neither probe runs (no prompt), glibc assumed', () => {
+    const asked: string[] = [];
+    const deno = { permissions: { querySync: (d: { name: string }) => (asked.push(d.name), { state: 'prompt' }) } };
+    const allowed = (d: object) => platform.granted(d, deno);
+    let reported = false;
+    const proc = { platform: 'linux', arch: 'x64', report: { getReport: () => ((reported = true), {}) } };
+    expect(p.hostInfo(proc, () => 'musl', allowed)).toEqual({ platform: 'linux', arch: 'x64', libc: 'glibc', glibcVersion: null });
+    expect(reported).toBe(false);
+    expect(asked.sort()).toEqual(['read', 'sys']);
+    expect(p.readEnv('HOROSVEC_DEBUG', { env: { HOROSVEC_DEBUG: '1' } }, allowed)).toBeUndefined();
+    expect(platform.granted({ name: 'env' }, { permissions: { querySync: () => ({ state: 'granted' }) } })).toBe(true);
+    expect(platform.granted({ name: 'env' }, undefined)).toBe(true);
+  });
+  it('a failed load is explained by a glibc below the floor', () => {
+    const failed = { binding: null, kind: 'load-error', reason: "version `GLIBC_2.28' not found" };
+    expect(platform.explainFailure(failed, { platform: 'linux', arch: 'x64', libc: 'glibc', glibcVersion: '2.17' })).toEqual({
+      binding: null,
+      kind: 'old-glibc',
+      reason: 'glibc 2.17 is older than 2.28, the floor of the prebuilt linux-x64-gnu addon',
+    });
+    expect(platform.explainFailure(failed, { platform: 'linux', arch: 'x64', libc: 'glibc', glibcVersion: '2.36' })).toBe(failed);
   });
   it('not Linux: no libc', () => {
     expect(p.hostInfo(proc(null, 'darwin'))).toEqual({ platform: 'darwin', arch: 'x64', libc: null, glibcVersion: null });

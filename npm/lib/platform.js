@@ -151,13 +151,27 @@ export function readEnv(name, proc = globalThis.process, allowed = granted) {
 /**
  * This process's host description. `libc` and `glibcVersion` come from the diagnostic report's
  * `glibcVersionRuntime` (and its shared objects for musl), else from /usr/bin/ldd via `readFile`;
- * on Linux an undetectable libc counts as glibc of unknown version. Each probe only if
- * `allowed` (Deno's permissions). Never throws.
+ * on Linux an undetectable libc counts as glibc of unknown version. With `quick`, ldd is read
+ * first and the report (~15 ms in Node) only when ldd cannot be: libc without glibc's version,
+ * enough to pick the package (the loader asks for the version only to explain a failed load).
+ * Each probe only if `allowed` (Deno's permissions). Never throws.
  */
-export function hostInfo(proc = globalThis.process, readFile = undefined, allowed = granted) {
+export function hostInfo(proc = globalThis.process, readFile = undefined, allowed = granted, { quick = false } = {}) {
   const platform = proc?.platform;
   const arch = proc?.arch;
   if (platform !== 'linux') return { platform, arch, libc: null, glibcVersion: null };
+  const ldd = () => {
+    if (!readFile || !allowed({ name: 'read', path: '/usr/bin/ldd' })) return null;
+    try {
+      return readFile('/usr/bin/ldd').includes('musl') ? 'musl' : 'glibc';
+    } catch {
+      return null; // no ldd, or no permission to read it
+    }
+  };
+  if (quick) {
+    const libc = ldd();
+    if (libc) return { platform, arch, libc, glibcVersion: null };
+  }
   let report = null;
   try {
     const r = proc.report;
@@ -185,12 +199,15 @@ export function hostInfo(proc = globalThis.process, readFile = undefined, allowe
   if (shared.some((f) => typeof f === 'string' && (f.includes('libc.musl-') || f.includes('ld-musl-')))) {
     return { platform, arch, libc: 'musl', glibcVersion: null };
   }
-  if (readFile && allowed({ name: 'read', path: '/usr/bin/ldd' })) {
-    try {
-      if (readFile('/usr/bin/ldd').includes('musl')) return { platform, arch, libc: 'musl', glibcVersion: null };
-    } catch {
-      // no ldd, or no permission to read it
-    }
-  }
-  return { platform, arch, libc: 'glibc', glibcVersion: null };
+  return { platform, arch, libc: (quick ? null : ldd()) ?? 'glibc', glibcVersion: null };
+}
+
+/**
+ * A failed load explained by the host's glibc when it is below the package's floor (the
+ * dlopen error would only name a missing GLIBC_2.xx symbol version); else `failure` unchanged.
+ */
+export function explainFailure(failure, host) {
+  if (failure.kind !== 'load-error') return failure;
+  const pre = prebuiltFor(host);
+  return pre.kind === 'old-glibc' ? { binding: null, kind: pre.kind, reason: pre.reason } : failure;
 }
