@@ -103,7 +103,7 @@ export function remedy(kind, key) {
     case 'old-glibc':
       return 'Use a Linux with glibc 2.28 or newer, an Alpine (musl) image, or build the addon from source (bash scripts/build-native.sh in a checkout of horosvec).';
     case 'permission':
-      return 'Deno needs --allow-ffi to load the native addon (and --allow-read, plus --allow-write for durable collections).';
+      return 'Run Deno with --allow-ffi to load the native addon (openDatabase(dir) also needs --allow-read and --allow-write on its directory).';
     case 'load-error':
       return `Reinstall ${packageName(key)}, or build the addon from source (bash scripts/build-native.sh in a checkout of horosvec).`;
     default:

@@ -44,7 +44,7 @@ export default async function deno(ctx) {
   const denied = `Requires ffi access to "${addon}", run again with the --allow-ffi flag`;
   if (read.backend !== 'wasm' || read.hit !== 2 || read.reason !== denied) throw new Error(`--allow-read: ${JSON.stringify(read)}`);
   if (read.other.join('\n') !== `horosvec: using the wasm build (in memory only): ${denied}`) throw new Error(`--allow-read: stderr ${JSON.stringify(read.other)}`);
-  if (!read.openError?.includes('Deno needs --allow-ffi')) throw new Error(`--allow-read: Collection.open gave ${read.openError}`);
+  if (!read.openError?.includes(`because ${denied}. Run Deno with --allow-ffi to load the native addon`)) throw new Error(`--allow-read: Collection.open gave ${read.openError}`);
 
   const none = await deno([], 'probe.mjs', [], {}, true);
   if (none.code === 0 || !none.out.includes('HV_UNSUPPORTED: horosvec cannot load: Deno denied reading its files (run with --allow-ffi')) {
