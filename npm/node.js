@@ -6,13 +6,18 @@
 // HOROSVEC_FORCE_WASM=1 (or true) forces wasm. Reading the environment never throws (Deno
 // without --allow-env reads nothing).
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { makeApi } from './lib/collection.js';
 import { binaryName, hostInfo, hostKey, isTruthy, loadNative, readEnv, unsupportedMessage } from './lib/platform.js';
 import { loadWasm } from './lib/wasm-raw-node.js';
 
-const require = createRequire(import.meta.url);
+// Server bundles: `createRequire` comes from process.getBuiltinModule, not an import, and this
+// module's URL is read into a variable, so webpack traces neither the addon's computed require
+// nor a `new URL(..., import.meta.url)` asset; in a CommonJS bundle (esbuild --platform=node)
+// import.meta is empty, and the require resolves from the bundle's file.
+const here = import.meta.url;
+const { createRequire } = process.getBuiltinModule('node:module');
+const require = createRequire(here ?? __filename);
 
 function load() {
   const debug = isTruthy(readEnv('HOROSVEC_DEBUG'));
@@ -23,7 +28,7 @@ function load() {
   if (isTruthy(force)) {
     fallback = { kind: 'forced', key, reason: `HOROSVEC_FORCE_WASM=${force} is set` };
   } else {
-    const devPath = fileURLToPath(new URL(`./native/${binaryName(key)}`, import.meta.url));
+    const devPath = here ? fileURLToPath(new URL(`./native/${binaryName(key)}`, here)) : null;
     const exists = (p) => {
       try {
         return existsSync(p);

@@ -191,6 +191,34 @@ export const BROWSER_APP = (specifier = 'horosvec') => `import { Collection, bac
 });
 `;
 
+/**
+ * The server script of the Node bundle cases: prints `{ backend, id, reason }` of a search as
+ * JSON (no top-level await of its own, so a CommonJS bundle can hold it). `cjs` writes it with
+ * `require`.
+ */
+export const SERVER_APP = (cjs = false) => `${cjs ? "const { Collection, backend } = require('horosvec');" : "import { Collection, backend } from 'horosvec';"}
+(async () => {
+  const c = Collection.create({ dim: 2 });
+  await c.add(['a', 'b'], [[0, 1], [1, 0]]);
+  const h = await c.search([0.9, 0.1], { k: 1 });
+  console.log(JSON.stringify({ backend, id: h[0].id, reason: c.stats().backendReason ?? null }));
+})();
+`;
+
+/** Runs a Node bundle (SERVER_APP) and returns its `{ backend, id, reason }`; env e.g. { HOROSVEC_FORCE_WASM: '1' }. */
+export async function runServer(file, { cwd, env = {} } = {}) {
+  const { out } = await run(process.execPath, [file], { cwd, env: { HOROSVEC_FORCE_WASM: '', HOROSVEC_DEBUG: '', ...env }, timeoutMs: 60_000 });
+  const line = out.trim().split('\n').pop();
+  let r;
+  try {
+    r = JSON.parse(line);
+  } catch {
+    throw new Error(`${file} printed no result:\n${out}`);
+  }
+  if (r.id !== 'b') throw new Error(`${file}: wrong search result ${line}`);
+  return r;
+}
+
 /** Throws unless `r` (from pageResult) is the BROWSER_APP's search on wasm with no page error. */
 export function assertWasmPage(r, what) {
   const ok = r.result?.backend === 'wasm' && r.result?.ids?.join() === 'cat,dog' && r.errors.length === 0;
