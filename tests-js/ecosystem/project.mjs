@@ -140,7 +140,7 @@ export function serveDir(dir) {
  * for the first uncaught page error; resolves with `{ result, errors, console }`. A page that
  * does neither in `timeoutMs` rejects, quoting its errors and console.
  */
-export async function pageResult(ctx, url, { timeoutMs = 60_000, settleOnError = false } = {}) {
+export async function pageResult(ctx, url, { timeoutMs = 30_000, settleOnError = false } = {}) {
   const { chromium } = await import('playwright-core');
   const profile = join(ctx.tmp, '.chromium-profile');
   const browser = await chromium.launchPersistentContext(profile, {
