@@ -6,15 +6,15 @@
 // HOROSVEC_FORCE_WASM=1 (or true) forces wasm. Reading the environment never throws (Deno
 // without --allow-env reads nothing).
 import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeApi } from './lib/collection.js';
 import { binaryName, hostInfo, hostKey, isTruthy, loadNative, readEnv, unsupportedMessage } from './lib/platform.js';
 import { loadWasm } from './lib/wasm-raw-node.js';
 
-// Server bundles: `createRequire` comes from process.getBuiltinModule, not an import, and this
-// module's URL is read into a variable, so webpack traces neither the addon's computed require
-// nor a `new URL(..., import.meta.url)` asset; in a CommonJS bundle (esbuild --platform=node)
-// import.meta is empty, and the require resolves from the bundle's file.
+// Server bundles: `createRequire` comes from process.getBuiltinModule, not an import, so webpack
+// and Turbopack do not trace the addon's computed require; in a CommonJS bundle (esbuild
+// --platform=node) import.meta is empty, and the require resolves from the bundle's file.
 const here = import.meta.url;
 const { createRequire } = process.getBuiltinModule('node:module');
 const require = createRequire(here ?? __filename);
@@ -28,7 +28,8 @@ function load() {
   if (isTruthy(force)) {
     fallback = { kind: 'forced', key, reason: `HOROSVEC_FORCE_WASM=${force} is set` };
   } else {
-    const devPath = here ? fileURLToPath(new URL(`./native/${binaryName(key)}`, here)) : null;
+    // a path join, not new URL(..., import.meta.url), which bundlers read as an asset to emit
+    const devPath = here ? join(dirname(fileURLToPath(here)), 'native', binaryName(key)) : null;
     const exists = (p) => {
       try {
         return existsSync(p);

@@ -50,6 +50,68 @@ export function run(cmd, args, { cwd, env = {}, timeoutMs = 240_000, allowFail =
   });
 }
 
+/**
+ * Starts a long-running command (a server) in its own process group and resolves once its output
+ * matches `ready`, with `{ out(), stop() }`; rejects with the output if it exits or times out first.
+ */
+export function start(cmd, args, { cwd, env = {}, ready, timeoutMs = 60_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    let settled = false;
+    const stop = () =>
+      new Promise((r) => {
+        if (child.exitCode !== null || child.signalCode !== null) return r();
+        child.once('close', () => r());
+        try {
+          process.kill(-child.pid, 'SIGTERM');
+        } catch {
+          r();
+        }
+        setTimeout(() => {
+          try {
+            process.kill(-child.pid, 'SIGKILL');
+          } catch {
+            // gone
+          }
+        }, 5000).unref();
+      });
+    const timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      stop().then(() => reject(new Error(`${cmd} ${args.join(' ')}: not ready after ${timeoutMs / 1000} s\n${out.slice(-3000)}`)));
+    }, timeoutMs);
+    const onData = (d) => {
+      out += d;
+      if (!settled && ready.test(out)) {
+        settled = true;
+        clearTimeout(timer);
+        resolve({ out: () => out, stop });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('close', (code) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reject(new Error(`${cmd} ${args.join(' ')} exited ${code} before it was ready\n${out.slice(-3000)}`));
+    });
+  });
+}
+
+/** A free TCP port on 127.0.0.1 (for servers that want one on their command line). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
 /** Runs a command of a root devDependency's bin (e.g. `tool(ctx, 'vite/bin/vite.js', ['build'], opts)`). */
 export const tool = (ctx, bin, args, opts) => run(process.execPath, [join(ctx.root, 'node_modules', bin), ...args], opts);
 
