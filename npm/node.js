@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeApi } from './lib/collection.js';
-import { binaryName, hostInfo, hostKey, isTruthy, loadNative, readEnv, unsupportedMessage } from './lib/platform.js';
+import { hvError } from './lib/errors.js';
+import { binaryName, granted, hostInfo, hostKey, isTruthy, loadNative, readEnv, unsupportedMessage } from './lib/platform.js';
 import { loadWasm } from './lib/wasm-raw-node.js';
 
 // Server bundles: `createRequire` comes from process.getBuiltinModule, not an import, so webpack
@@ -32,7 +33,7 @@ function load() {
     const devPath = here ? join(dirname(fileURLToPath(here)), 'native', binaryName(key)) : null;
     const exists = (p) => {
       try {
-        return existsSync(p);
+        return granted({ name: 'read', path: p }) && existsSync(p);
       } catch {
         return false;
       }
@@ -47,7 +48,16 @@ function load() {
   // A refused permission (Deno without --allow-ffi) is the user's to fix: said even without
   // HOROSVEC_DEBUG. Every other reason is printed under HOROSVEC_DEBUG=1 only.
   if (debug || fallback.kind === 'permission') console.warn(`horosvec: using the wasm build (in memory only): ${fallback.reason}`);
-  return makeApi(loadWasm(), { reason: fallback.reason, unsupported: (what) => unsupportedMessage(what, fallback) });
+  let raw;
+  try {
+    raw = loadWasm();
+  } catch (e) {
+    // Deno without --allow-read cannot read the .wasm file either: say what to grant
+    // (a path join, not new URL(..., import.meta.url): bundlers would read that as an asset)
+    if (!here || granted({ name: 'read', path: join(dirname(fileURLToPath(here)), 'wasm') })) throw e;
+    throw hvError('HV_UNSUPPORTED', 'horosvec cannot load: Deno denied reading its files (run with --allow-ffi for the native addon, or --allow-read for the wasm build)', e);
+  }
+  return makeApi(raw, { reason: fallback.reason, unsupported: (what) => unsupportedMessage(what, fallback) });
 }
 
 const api = load();

@@ -121,9 +121,26 @@ export function isTruthy(value) {
   return typeof value === 'string' && (value === '1' || value.toLowerCase() === 'true');
 }
 
-/** An environment variable, or undefined when it is unset or may not be read (Deno without --allow-env). */
-export function readEnv(name, proc = globalThis.process) {
+/**
+ * Whether a permission is granted without asking: Deno prompts on a terminal for any access not
+ * granted (and throws NotCapable without one), so the optional probes (the environment, the
+ * diagnostic report, ldd, the checkout build) ask Deno first and are skipped unless granted.
+ * `deno` is Deno's namespace (undefined elsewhere: everything is allowed).
+ */
+export function granted(desc, deno = globalThis.Deno) {
+  const perms = deno?.permissions;
+  if (!perms || typeof perms.querySync !== 'function') return true;
   try {
+    return perms.querySync(desc).state === 'granted';
+  } catch {
+    return false;
+  }
+}
+
+/** An environment variable, or undefined when it is unset or may not be read (Deno without --allow-env). */
+export function readEnv(name, proc = globalThis.process, allowed = granted) {
+  try {
+    if (!allowed({ name: 'env', variable: name })) return undefined;
     const v = proc?.env?.[name];
     return typeof v === 'string' ? v : undefined;
   } catch {
@@ -134,16 +151,18 @@ export function readEnv(name, proc = globalThis.process) {
 /**
  * This process's host description. `libc` and `glibcVersion` come from the diagnostic report's
  * `glibcVersionRuntime` (and its shared objects for musl), else from /usr/bin/ldd via `readFile`;
- * on Linux an undetectable libc counts as glibc of unknown version. Never throws.
+ * on Linux an undetectable libc counts as glibc of unknown version. Each probe only if
+ * `allowed` (Deno's permissions). Never throws.
  */
-export function hostInfo(proc = globalThis.process, readFile = undefined) {
+export function hostInfo(proc = globalThis.process, readFile = undefined, allowed = granted) {
   const platform = proc?.platform;
   const arch = proc?.arch;
   if (platform !== 'linux') return { platform, arch, libc: null, glibcVersion: null };
   let report = null;
   try {
     const r = proc.report;
-    if (r && typeof r.getReport === 'function') {
+    // Deno's report reads system information (--allow-sys)
+    if (r && typeof r.getReport === 'function' && allowed({ name: 'sys' })) {
       const before = r.excludeNetwork;
       try {
         r.excludeNetwork = true;
@@ -166,7 +185,7 @@ export function hostInfo(proc = globalThis.process, readFile = undefined) {
   if (shared.some((f) => typeof f === 'string' && (f.includes('libc.musl-') || f.includes('ld-musl-')))) {
     return { platform, arch, libc: 'musl', glibcVersion: null };
   }
-  if (readFile) {
+  if (readFile && allowed({ name: 'read', path: '/usr/bin/ldd' })) {
     try {
       if (readFile('/usr/bin/ldd').includes('musl')) return { platform, arch, libc: 'musl', glibcVersion: null };
     } catch {
