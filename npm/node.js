@@ -6,14 +6,19 @@
 // HOROSVEC_FORCE_WASM=1 (or true) forces wasm. Reading the environment never throws (Deno
 // without --allow-env reads nothing).
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeApi } from './lib/collection.js';
 import { hvError } from './lib/errors.js';
 import { binaryName, explainFailure, granted, hostInfo, hostKey, isTruthy, loadNative, readEnv, unsupportedMessage } from './lib/platform.js';
 import { loadWasm } from './lib/wasm-raw-node.js';
 
-const require = createRequire(import.meta.url);
+// Server bundles: `createRequire` comes from process.getBuiltinModule, not an import, so webpack
+// and Turbopack do not trace the addon's computed require; in a CommonJS bundle (esbuild
+// --platform=node) import.meta is empty, and the require resolves from the bundle's file.
+const here = import.meta.url;
+const { createRequire } = process.getBuiltinModule('node:module');
+const require = createRequire(here ?? __filename);
 
 function load() {
   const debug = isTruthy(readEnv('HOROSVEC_DEBUG'));
@@ -25,7 +30,8 @@ function load() {
   if (isTruthy(force)) {
     fallback = { kind: 'forced', key, reason: `HOROSVEC_FORCE_WASM=${force} is set` };
   } else {
-    const devPath = fileURLToPath(new URL(`./native/${binaryName(key)}`, import.meta.url));
+    // a path join, not new URL(..., import.meta.url), which bundlers read as an asset to emit
+    const devPath = here ? join(dirname(fileURLToPath(here)), 'native', binaryName(key)) : null;
     const exists = (p) => {
       try {
         return granted({ name: 'read', path: p }) && existsSync(p);
@@ -50,7 +56,8 @@ function load() {
     raw = loadWasm();
   } catch (e) {
     // Deno without --allow-read cannot read the .wasm file either: say what to grant
-    if (granted({ name: 'read', path: fileURLToPath(new URL('./wasm/', import.meta.url)) })) throw e;
+    // (a path join, not new URL(..., import.meta.url): bundlers would read that as an asset)
+    if (!here || granted({ name: 'read', path: join(dirname(fileURLToPath(here)), 'wasm') })) throw e;
     throw hvError('HV_UNSUPPORTED', 'horosvec cannot load: Deno denied reading its files (run with --allow-ffi for the native addon, or --allow-read for the wasm build)', e);
   }
   return makeApi(raw, { reason: fallback.reason, unsupported: (what) => unsupportedMessage(what, fallback) });

@@ -3,7 +3,8 @@
 # core/src's structure rules, scripts/check-structure.mjs: no module cycle, no file above 400
 # lines but kernels; clippy with -D warnings natively and for wasm32, the lints of
 # [workspace.lints]; rustdoc without warnings); the Rust tests; both builds; the typings; the JS
-# contract tests on both backends; the browser tests in headless Chromium.
+# contract tests on both backends; the browser tests in headless Chromium; the ecosystem matrix
+# (tests-js/ecosystem/run.mjs: the packed tarballs in fresh projects).
 # Each runner prints a closing line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -26,5 +27,7 @@ node scripts/vitest-summary.mjs target/vitest-node.json js-node || fail=1
 t npx vitest run -c vitest.browser.config.ts --reporter=default --reporter=json --outputFile.json=target/vitest-browser.json
 node scripts/vitest-summary.mjs target/vitest-browser.json js-browser || fail=1
 t node tests-js/browser/e2e.mjs || fail=1
+# the ecosystem matrix: the packed tarballs in fresh projects (bundlers, frameworks, runtimes)
+t node tests-js/ecosystem/run.mjs || fail=1
 if [ "$fail" = 0 ]; then echo "[test] all suites passed"; else echo "[test] FAILED"; fi
 exit $fail

@@ -1,10 +1,15 @@
-// The JS contract: the same cases run against the native and the wasm backend.
+// The JS contract: the same cases run against the native and the wasm backend, and against
+// `horosvec/inline` (the wasm build with its binary inside the JS), which keeps the wasm
+// contract. It is imported first, so the wasm instance of this file is the one it decoded.
+import * as inline from 'horosvec/inline';
 import { describe, expect, it } from 'vitest';
-import { backends, expectCode, randomVectors, refDistance, refTopK } from './helpers/backends.js';
+import { backends, expectCode, randomVectors, refDistance, refTopK, type Api } from './helpers/backends.js';
 
 const METRICS = ['l2', 'cosine', 'ip', 'l1'] as const;
 
-describe.each(backends)('%s backend', (name, hv) => {
+const suites: [string, string, Api][] = [...backends.map(([n, api]): [string, string, Api] => [n, n, api]), ['inline', 'wasm', inline as unknown as Api]];
+
+describe.each(suites)('%s backend', (_label, name, hv) => {
   it('reports its backend and kernel', () => {
     expect(hv.backend).toBe(name);
     expect(typeof hv.kernel).toBe('string');

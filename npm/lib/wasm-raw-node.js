@@ -25,21 +25,22 @@ function locations() {
 }
 
 function readWasm() {
-  const tried = [];
+  const tried = new Set();
   for (const where of locations()) {
     let path;
     try {
       path = where();
       return readFileSync(path);
     } catch (e) {
-      tried.push(`${path ?? 'horosvec/wasm/' + FILE}: ${String(e?.message ?? e).split('\n')[0]}`);
+      tried.add(`${path ?? 'horosvec/wasm/' + FILE}: ${String(e?.message ?? e).split('\n')[0]}`);
     }
   }
   throw hvError(
     'HV_IO',
-    `horosvec could not find its WebAssembly binary ${FILE} (tried ${tried.join('; ')}). In a server bundle, ` +
-      'keep horosvec installed in node_modules beside it, or mark it external (esbuild --external:horosvec, ' +
-      "webpack externals: { horosvec: 'module horosvec' }).",
+    `horosvec could not find its WebAssembly binary ${FILE} (tried ${[...tried].join('; ')}). A server bundle ` +
+      'reads the native addon and this file from the installed package at run time: deploy it with horosvec ' +
+      'installed in a node_modules directory beside or above it (marking it external, esbuild --external:horosvec, ' +
+      'makes that explicit).',
   );
 }
 

@@ -50,6 +50,68 @@ export function run(cmd, args, { cwd, env = {}, timeoutMs = 240_000, allowFail =
   });
 }
 
+/**
+ * Starts a long-running command (a server) in its own process group and resolves once its output
+ * matches `ready`, with `{ out(), stop() }`; rejects with the output if it exits or times out first.
+ */
+export function start(cmd, args, { cwd, env = {}, ready, timeoutMs = 60_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    let settled = false;
+    const stop = () =>
+      new Promise((r) => {
+        if (child.exitCode !== null || child.signalCode !== null) return r();
+        child.once('close', () => r());
+        try {
+          process.kill(-child.pid, 'SIGTERM');
+        } catch {
+          r();
+        }
+        setTimeout(() => {
+          try {
+            process.kill(-child.pid, 'SIGKILL');
+          } catch {
+            // gone
+          }
+        }, 5000).unref();
+      });
+    const timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      stop().then(() => reject(new Error(`${cmd} ${args.join(' ')}: not ready after ${timeoutMs / 1000} s\n${out.slice(-3000)}`)));
+    }, timeoutMs);
+    const onData = (d) => {
+      out += d;
+      if (!settled && ready.test(out)) {
+        settled = true;
+        clearTimeout(timer);
+        resolve({ out: () => out, stop });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('close', (code) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reject(new Error(`${cmd} ${args.join(' ')} exited ${code} before it was ready\n${out.slice(-3000)}`));
+    });
+  });
+}
+
+/** A free TCP port on 127.0.0.1 (for servers that want one on their command line). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
 /** Runs a command of a root devDependency's bin (e.g. `tool(ctx, 'vite/bin/vite.js', ['build'], opts)`). */
 export const tool = (ctx, bin, args, opts) => run(process.execPath, [join(ctx.root, 'node_modules', bin), ...args], opts);
 
@@ -140,7 +202,7 @@ export function serveDir(dir) {
  * for the first uncaught page error; resolves with `{ result, errors, console }`. A page that
  * does neither in `timeoutMs` rejects, quoting its errors and console.
  */
-export async function pageResult(ctx, url, { timeoutMs = 60_000, settleOnError = false } = {}) {
+export async function pageResult(ctx, url, { timeoutMs = 30_000, settleOnError = false } = {}) {
   const { chromium } = await import('playwright-core');
   const profile = join(ctx.tmp, '.chromium-profile');
   const browser = await chromium.launchPersistentContext(profile, {
@@ -190,6 +252,34 @@ export const BROWSER_APP = (specifier = 'horosvec') => `import { Collection, bac
   window.__result = { error: String(e && e.message) };
 });
 `;
+
+/**
+ * The server script of the Node bundle cases: prints `{ backend, id, reason }` of a search as
+ * JSON (no top-level await of its own, so a CommonJS bundle can hold it). `cjs` writes it with
+ * `require`.
+ */
+export const SERVER_APP = (cjs = false) => `${cjs ? "const { Collection, backend } = require('horosvec');" : "import { Collection, backend } from 'horosvec';"}
+(async () => {
+  const c = Collection.create({ dim: 2 });
+  await c.add(['a', 'b'], [[0, 1], [1, 0]]);
+  const h = await c.search([0.9, 0.1], { k: 1 });
+  console.log(JSON.stringify({ backend, id: h[0].id, reason: c.stats().backendReason ?? null }));
+})();
+`;
+
+/** Runs a Node bundle (SERVER_APP) and returns its `{ backend, id, reason }`; env e.g. { HOROSVEC_FORCE_WASM: '1' }. */
+export async function runServer(file, { cwd, env = {} } = {}) {
+  const { out } = await run(process.execPath, [file], { cwd, env: { HOROSVEC_FORCE_WASM: '', HOROSVEC_DEBUG: '', ...env }, timeoutMs: 60_000 });
+  const line = out.trim().split('\n').pop();
+  let r;
+  try {
+    r = JSON.parse(line);
+  } catch {
+    throw new Error(`${file} printed no result:\n${out}`);
+  }
+  if (r.id !== 'b') throw new Error(`${file}: wrong search result ${line}`);
+  return r;
+}
 
 /** Throws unless `r` (from pageResult) is the BROWSER_APP's search on wasm with no page error. */
 export function assertWasmPage(r, what) {

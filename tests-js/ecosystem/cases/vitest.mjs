@@ -1,0 +1,40 @@
+// vitest 4, zero config, in the pools threads, forks and vmThreads: a test file importing
+// horosvec (native), horosvec/wasm and horosvec/inline from the installed tarball. vitest is the
+// workspace's, symlinked into the project (the test file imports it). Cost: one install, three
+// vitest runs (~3 s each).
+import { freshProject, tool } from '../project.mjs';
+
+const TEST = `import { expect, test } from 'vitest';
+import { createRequire } from 'node:module';
+import { realpathSync } from 'node:fs';
+import * as native from 'horosvec';
+import * as wasm from 'horosvec/wasm';
+import * as inline from 'horosvec/inline';
+
+test('horosvec comes from this project', () => {
+  const pkg = realpathSync(createRequire(import.meta.url).resolve('horosvec/package.json'));
+  expect(pkg.startsWith(realpathSync(process.cwd()))).toBe(true);
+});
+
+for (const [name, m, backend] of [['horosvec', native, 'native'], ['horosvec/wasm', wasm, 'wasm'], ['horosvec/inline', inline, 'wasm']]) {
+  test(name + ' searches on ' + backend, async () => {
+    expect(m.backend).toBe(backend);
+    const c = m.Collection.create({ dim: 2 });
+    await c.add(['a', 'b'], [[0, 1], [1, 0]]);
+    expect((await c.search([0.9, 0.1], { k: 1 }))[0].id).toBe('b');
+    c.close();
+  });
+}
+`;
+
+export default async function vitest(ctx) {
+  const dir = await freshProject(ctx, { files: { 'horosvec.test.js': TEST }, link: ['vitest'] });
+  const notes = [];
+  for (const pool of ['threads', 'forks', 'vmThreads']) {
+    const { out } = await tool(ctx, 'vitest/vitest.mjs', ['run', `--pool=${pool}`], { cwd: dir, env: { HOROSVEC_FORCE_WASM: '', CI: '1' } });
+    const m = /Tests\s+(?:\x1b\[[0-9;]*m)*\s*(\d+) passed/.exec(out.replace(/\x1b\[[0-9;]*m/g, ''));
+    if (!m || m[1] !== '4') throw new Error(`vitest --pool=${pool}:\n${out.slice(-2000)}`);
+    notes.push(`${pool} 4/4`);
+  }
+  return notes.join(', ');
+}
