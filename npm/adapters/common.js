@@ -3,6 +3,7 @@
 // distance, and maximal marginal relevance. No framework is imported here.
 
 import { Collection } from 'horosvec';
+import { hvError } from '../lib/errors.js';
 
 /**
  * The envelope an adapter stores as a record's horosvec metadata: `{ text, meta, doc }`, where
@@ -27,13 +28,10 @@ export function envelope(text, meta, doc) {
   return out;
 }
 
-function coded(code, message) {
-  return Object.assign(new Error(`${code}: ${message}`), { code });
-}
 
 /** An `HV_INVALID_ARGUMENT` error whose message starts with the adapter's name. */
 export function argError(adapter, message) {
-  return coded('HV_INVALID_ARGUMENT', `${adapter}: ${message}`);
+  return hvError('HV_INVALID_ARGUMENT', `${adapter}: ${message}`);
 }
 
 /**

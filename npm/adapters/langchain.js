@@ -8,6 +8,7 @@ import { SaveableVectorStore } from '@langchain/core/vectorstores';
 import { backend } from 'horosvec';
 import { Collection, META, argError, envelope, mmr, similarity, underMeta } from './common.js';
 import { writeAtomic } from '../lib/files.js';
+import { hvError } from '../lib/errors.js';
 
 const NAME = 'HorosvecStore';
 const METRICS = ['cosine', 'l2', 'ip', 'l1'];
@@ -18,7 +19,7 @@ const FORMAT_VERSION = 1;
 const PAGE = 10_000; // list page size of the scans (the core's maximum)
 
 const bad = (message) => argError(NAME, message);
-const coded = (code, message, cause) => Object.assign(new Error(`${code}: ${NAME}: ${message}`, cause === undefined ? undefined : { cause }), { code });
+const coded = (code, message, cause) => hvError(code, `${NAME}: ${message}`, cause);
 const unsupported = (message) => coded('HV_UNSUPPORTED', message);
 
 function checkK(k, what = 'k') {

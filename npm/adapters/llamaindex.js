@@ -16,6 +16,7 @@ import { BaseVectorStore, FilterCondition, FilterOperator, VectorStoreQueryMode 
 import { jsonToNode, MetadataMode, ObjectType, TextNode } from '@llamaindex/core/schema';
 import { Collection, META, argError, envelope, mmr, similarity, underMeta } from './common.js';
 import { syncDir, writeAtomic } from '../lib/files.js';
+import { hvError } from '../lib/errors.js';
 
 const NAME = 'HorosvecVectorStore';
 const METRICS = ['cosine', 'l2', 'ip', 'l1'];
@@ -38,7 +39,7 @@ async function nodeFs() {
 }
 
 function fail(code, message) {
-  return Object.assign(new Error(`${code}: ${NAME}: ${message}`), { code });
+  return hvError(code, `${NAME}: ${message}`);
 }
 const bad = (message) => argError(NAME, message);
 
