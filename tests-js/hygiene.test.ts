@@ -87,6 +87,28 @@ describe('HorosvecError', () => {
     for (const v of [new Error('HV_IO: not ours'), { code: 'HV_IO', message: 'x' }, null, undefined, 'HV_IO']) expect(hv.isHorosvecError(v)).toBe(false);
   });
 
+  it('the LangChain and LlamaIndex adapters\' file errors are HorosvecErrors (HV_IO) too', async () => {
+    const { HorosvecStore } = await import('horosvec/langchain');
+    // (by a non-literal name: @llamaindex/core's typings do not check under tsconfig.json, see tsconfig.llamaindex.json)
+    const llamaindex = 'horosvec/llamaindex';
+    const { HorosvecVectorStore } = (await import(llamaindex)) as { HorosvecVectorStore: new (o: object) => { persist(p: string): Promise<void> } };
+    const hv = backends[0][1];
+    const dir = mkdtempSync(join(tmpdir(), 'hv-adapter-io-'));
+    try {
+      const file = join(dir, 'a-file');
+      writeFileSync(file, 'x');
+      const emb = { embedDocuments: async (t: string[]) => t.map(() => [1, 0]), embedQuery: async () => [1, 0] };
+      const store = await HorosvecStore.fromTexts(['a'], [{}], emb, {});
+      const e1 = await store.save(join(file, 'sub')).catch((e: unknown) => e);
+      expect(hv.isHorosvecError(e1, 'HV_IO'), String(e1)).toBe(true);
+      expect(((e1 as Error).cause as { code: string }).code).toBe('ENOTDIR');
+      const e2 = await new HorosvecVectorStore({ dim: 2 }).persist(join(file, 'sub', 'x.json')).catch((e: unknown) => e);
+      expect(hv.isHorosvecError(e2, 'HV_IO'), String(e2)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('the mark holds across copies of the module (a bundle holding the package twice)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hv-errcopy-'));
     try {

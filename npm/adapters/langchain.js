@@ -6,7 +6,7 @@
 import { Document } from '@langchain/core/documents';
 import { SaveableVectorStore } from '@langchain/core/vectorstores';
 import { backend } from 'horosvec';
-import { Collection, META, argError, envelope, mmr, similarity, underMeta } from './common.js';
+import { Collection, META, argError, envelope, ioError, mmr, similarity, underMeta } from './common.js';
 import { writeAtomic } from '../lib/files.js';
 import { hvError } from '../lib/errors.js';
 
@@ -343,10 +343,14 @@ export class HorosvecStore extends SaveableVectorStore {
   async save(directory) {
     if (typeof directory !== 'string' || directory === '') throw bad('save needs a directory path');
     const { fsp, path } = await fs();
-    await fsp.mkdir(directory, { recursive: true });
-    const args = { format: FORMAT, version: FORMAT_VERSION, metric: this.metric, dim: this.dim ?? null, snapshot: this.collection ? SNAPSHOT_FILE : null };
-    if (this.collection) await writeAtomic(fsp, path.join(directory, SNAPSHOT_FILE), await this.collection.toBytes());
-    await writeAtomic(fsp, path.join(directory, ARGS_FILE), JSON.stringify(args));
+    try {
+      await fsp.mkdir(directory, { recursive: true });
+      const args = { format: FORMAT, version: FORMAT_VERSION, metric: this.metric, dim: this.dim ?? null, snapshot: this.collection ? SNAPSHOT_FILE : null };
+      if (this.collection) await writeAtomic(fsp, path.join(directory, SNAPSHOT_FILE), await this.collection.toBytes());
+      await writeAtomic(fsp, path.join(directory, ARGS_FILE), JSON.stringify(args));
+    } catch (e) {
+      throw ioError(NAME, e, directory);
+    }
   }
 
   /**

@@ -14,7 +14,7 @@
 import { Settings } from '@llamaindex/core/global';
 import { BaseVectorStore, FilterCondition, FilterOperator, VectorStoreQueryMode } from '@llamaindex/core/vector-store';
 import { jsonToNode, MetadataMode, ObjectType, TextNode } from '@llamaindex/core/schema';
-import { Collection, META, argError, envelope, mmr, similarity, underMeta } from './common.js';
+import { Collection, META, argError, envelope, ioError, mmr, similarity, underMeta } from './common.js';
 import { syncDir, writeAtomic } from '../lib/files.js';
 import { hvError } from '../lib/errors.js';
 
@@ -444,7 +444,9 @@ export class HorosvecVectorStore extends BaseVectorStore {
    */
   persist(persistPath) {
     // one persist at a time (a loaded store persists after each add and delete)
-    const run = this.#persisting.then(() => this.#persistNow(persistPath));
+    const run = this.#persisting.then(() => this.#persistNow(persistPath).catch((e) => {
+      throw ioError(NAME, e, persistPath);
+    }));
     this.#persisting = run.catch(() => {});
     return run;
   }
