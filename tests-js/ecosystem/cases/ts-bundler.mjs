@@ -1,6 +1,6 @@
 // TypeScript strict with `moduleResolution: bundler` (what Vite and Next.js projects use), type-check
 // only, against the installed tarball: the generic ids, the error guard, horosvec/wasm and
-// horosvec/langchain (with @langchain/core). Cost: one npm install, one tsc (~4 s on 2 cores).
+// horosvec/langchain (with @langchain/core). Cost: one npm install, one tsc (~8–25 s on 2 cores, @langchain/core's typings included).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { project, tsc } from '../lib/hyg.mjs';

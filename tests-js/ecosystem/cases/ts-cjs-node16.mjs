@@ -2,7 +2,7 @@
 // `import … from 'horosvec'` (compiled to require) and `require('horosvec')` type-check against
 // the installed tarball's index.d.cts (and horosvec/langchain's .d.cts, with @langchain/core); the emitted CommonJS runs and
 // sees typed number ids and HorosvecError. Cost: one npm install from the tarballs, one tsc
-// (~5 s on 2 cores).
+// (~10–20 s on 2 cores: @langchain/core's typings are checked too).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { project, sh, tsc } from '../lib/hyg.mjs';
