@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Build scaling: the time of buildIndex with 1 and with 2 rayon threads (RAYON_NUM_THREADS),
 // alternated --repeats times so that drifts of a shared machine hit both sides alike. Each build
-// is one `horosvec bench --index vamana` process (its `index_s` is buildIndex alone, `add_s`
+// is one `node bench/ef-sweep.mjs --index vamana` process (its `index_s` is buildIndex alone, `add_s`
 // excluded). Prints one JSONL record per build and a last record with the ratio of the medians.
 //
 // Usage: node bench/build-scaling.mjs [--dataset minilm384] [--repeats 2] [--threads 1,2] [-- extra bench flags]

@@ -11,8 +11,8 @@
 // bench/lib/protocol.mjs, the vector files from bench/datasets.mjs, ground truth and recall from
 // bench/lib/groundtruth.mjs, provenance from bench/lib/provenance.mjs. What stays here: the
 // command line, the order of the measurements, the records and the human summaries.
-// `horosvec bench …` (npm/cli/horosvec.js, in a checkout of the repository) runs this file with
-// the same arguments.
+// The package's own `horosvec bench` (npm/cli/bench.js) is the installed, horosvec-only
+// version; this one adds the competitor and the repository's datasets.
 //
 // Exit codes: 0 success, 1 data / runtime error (`horosvec: HV_CODE: message` on stderr),
 // 2 bad command line (one-line error and the usage on stderr).
@@ -37,20 +37,18 @@ const INDEX_DEFAULTS = { R: 32, L: 64, alpha: 1.1, passes: 1, bits: 'auto', seed
 const HNSW_DEFAULTS = { M: 16, efConstruction: 200, seed: 42 };
 
 const USAGE =
-  'usage: horosvec bench (--dataset sample|minilm384|glove50|sift128 | --base FILE --queries FILE [--gt FILE] --metric l2|cosine|ip|l1)\n' +
+  'usage: node bench/ef-sweep.mjs (--dataset sample|minilm384|glove50|sift128 | --base FILE --queries FILE [--gt FILE] --metric l2|cosine|ip|l1)\n' +
   '                      [--k 10] [--n N] [--nq NQ] [--batch 64] [--warmup 50] [--seconds 3] [--json]\n' +
   '                      [--index vamana [--R 32] [--L 64] [--alpha 1.1] [--passes 1] [--bits auto] [--seed 42] [--ef LIST]]\n' +
-  '                      [--engine hnswlib [--M 16] [--efConstruction 200] [--seed 42] [--ef LIST]]\n' +
-  '       (in a checkout of the repository: horosvec bench … runs node bench/ef-sweep.mjs …)';
+  '                      [--engine hnswlib [--M 16] [--efConstruction 200] [--seed 42] [--ef LIST]]';
 
 export const SHORT_USAGE =
-  'usage: horosvec bench (--dataset NAME | --base FILE --queries FILE [--gt FILE] --metric M) [options]  (see horosvec bench --help)';
+  'usage: node bench/ef-sweep.mjs (--dataset NAME | --base FILE --queries FILE [--gt FILE] --metric M) [options]  (see node bench/ef-sweep.mjs --help)';
 
-export const HELP = `horosvec bench (bench/ef-sweep.mjs) — one engine's recall and throughput on one dataset
+export const HELP = `bench/ef-sweep.mjs — one engine's recall and throughput on one dataset
 
 ${USAGE}
 
-horosvec bench
   Loads a base and a query file (.fvecs, .f16vecs, .bvecs; ground truth .ivecs), builds an
   in-memory collection (ids = base row numbers) and measures search.
 
@@ -491,7 +489,7 @@ function summary(opts, data, info, run, points) {
 
 // ---- entry point ----------------------------------------------------------------------------
 
-/** `horosvec bench ARGS` / `node bench/ef-sweep.mjs ARGS`: exit code 0, or throws (UsageError: exit 2). */
+/** `node bench/ef-sweep.mjs ARGS`: exit code 0, or throws (UsageError: exit 2). */
 export async function runBench(argv) {
   const opts = parseBench(argv);
   if (opts.help) {

@@ -3,8 +3,9 @@
  * (napi-rs; Promise methods run on a worker thread pool) and the WebAssembly build (SIMD128;
  * Promise methods do the work synchronously and resolve with the same shapes).
  *
- * Errors: every error is an `Error` whose `code` is a stable string (see {@link ErrorCode} and
- * docs/errors.md). A failed call leaves stored data as it was.
+ * Errors: every error is a {@link HorosvecError} (an `Error`) whose `code` is a stable string
+ * (see {@link HorosvecErrorCode} and docs/errors.md); test with {@link isHorosvecError}. A failed
+ * call leaves stored data as it was.
  */
 
 /** Which build is running. */
@@ -23,7 +24,7 @@ export declare const version: string;
  */
 export type Metric = 'l2' | 'cosine' | 'ip' | 'l1';
 
-/** Stable error codes carried on `error.code`. */
+/** The stable error codes of the core (docs/errors.md), carried on `error.code`. */
 export type ErrorCode =
   | 'HV_DIM_MISMATCH'
   | 'HV_INVALID_VECTOR'
@@ -41,9 +42,27 @@ export type ErrorCode =
   | 'HV_READ_ONLY'
   | 'HV_UNSUPPORTED';
 
-/** An error raised by horosvec. */
-export interface HorosvecError extends Error {
-  code: ErrorCode;
+/**
+ * Every code a {@link HorosvecError} can carry: the core's ({@link ErrorCode}, docs/errors.md)
+ * and the JS layer's own: `HV_ALREADY_EXISTS` (a {@link Database}'s `createCollection`).
+ */
+export type HorosvecErrorCode = ErrorCode | 'HV_ALREADY_EXISTS';
+
+/**
+ * The class of every error horosvec raises or rejects with, on both backends (and in the
+ * LangChain and LlamaIndex adapters; the Mastra adapter raises Mastra's `MastraError`, with the
+ * horosvec code in `details.code`). `message` starts with `code`. `instanceof` also holds for
+ * errors of another copy of the package (a bundle holding it twice).
+ *
+ * ```ts
+ * try { await col.add(1, v); } catch (e) { if (isHorosvecError(e, 'HV_DUPLICATE_ID')) … else throw e; }
+ * ```
+ */
+export declare class HorosvecError extends Error {
+  /** Not for users: horosvec makes its own errors. */
+  private constructor();
+  /** The stable code; match on it, never on the message. */
+  readonly code: HorosvecErrorCode;
   /**
    * When the caller's own code threw while horosvec read an argument (a getter, a Proxy trap,
    * metadata's toJSON), `code` is `HV_INVALID_ARGUMENT` and `cause` is that exception.
@@ -51,7 +70,17 @@ export interface HorosvecError extends Error {
   cause?: unknown;
 }
 
-/** A record id: a string, or a non-negative integer ≤ 2⁵³ − 1. `7` and `"7"` are different ids; each comes back as the type it went in as. */
+/**
+ * Whether `e` is a {@link HorosvecError} (with code `code`, when given): narrows `e` in a
+ * `catch` block.
+ */
+export declare function isHorosvecError<C extends HorosvecErrorCode = HorosvecErrorCode>(e: unknown, code?: C): e is HorosvecError & { readonly code: C };
+
+/**
+ * A record id: a string, or a non-negative integer ≤ 2⁵³ − 1. `7` and `"7"` are different ids;
+ * each comes back as the type it went in as. A {@link Collection}'s second type parameter
+ * narrows it (`Collection<Meta, number>`: hits, pages and `add` use `number` ids).
+ */
 export type Id = string | number;
 
 /**
@@ -172,8 +201,8 @@ export interface ListOptions {
 }
 
 /** One record of a `list` page. */
-export interface ListedRecord<M = Metadata> {
-  id: Id;
+export interface ListedRecord<M = Metadata, I extends Id = Id> {
+  id: I;
   /** Its metadata, present when the record has some. */
   metadata?: M;
   /** Its vector (`dim` values), with `includeVectors: true`: a view into one buffer per page. */
@@ -181,9 +210,9 @@ export interface ListedRecord<M = Metadata> {
 }
 
 /** One page of `list`. */
-export interface ListPage<M = Metadata> {
+export interface ListPage<M = Metadata, I extends Id = Id> {
   /** The page's records, in insertion order. */
-  records: ListedRecord<M>[];
+  records: ListedRecord<M, I>[];
   /** Pass it as `cursor` for the next page; `null` after the last page. */
   cursor: string | null;
 }
@@ -199,14 +228,14 @@ export interface GraphImportReport {
 }
 
 /** A graph in the import/export format. */
-export interface ExportedGraph {
+export interface ExportedGraph<I extends Id = Id> {
   /** `ids.length × degree` neighbour ids (node numbers), row-major, `0xFFFFFFFF` padding. */
   adjacency: Uint32Array;
   degree: number;
   /** Entry node of the search. */
   entry: number;
   /** The record id of each node. */
-  ids: Id[];
+  ids: I[];
 }
 
 /** Options of `Collection.open`. */
@@ -335,8 +364,8 @@ export interface IndexOptions {
 }
 
 /** One search result. */
-export interface SearchHit<M = Metadata> {
-  id: Id;
+export interface SearchHit<M = Metadata, I extends Id = Id> {
+  id: I;
   /** Distance to the query under the collection's metric; lower is closer. */
   distance: number;
   /** The record's metadata, present when the record has some and `includeMetadata` is not false. */
@@ -431,14 +460,19 @@ export interface CollectionStats {
 /**
  * A collection of vectors with a fixed `dim` and metric: in memory (`create`, `fromBytes`) or
  * durable in a directory (`open`, Node).
+ *
+ * Type parameters: `M`, the metadata's type; `I`, the ids' (default `string | number`):
+ * `Collection.create<Meta, number>({ dim })` takes and returns `number` ids only (`hit.id` is a
+ * `number`). Both are the caller's promise about the stored records, not checked at run time
+ * (`open` and `fromBytes` cannot know what was stored).
  */
-export declare class Collection<M = Metadata> {
+export declare class Collection<M = Metadata, I extends Id = Id> {
   private constructor();
   /**
    * Creates an empty in-memory collection.
    * @throws `HV_INVALID_ARGUMENT` for a bad `dim` or an unknown metric.
    */
-  static create<M = Metadata>(options: CreateOptions): Collection<M>;
+  static create<M = Metadata, I extends Id = Id>(options: CreateOptions): Collection<M, I>;
 
   /**
    * Opens the durable collection stored in directory `path` (Node, native backend only),
@@ -467,7 +501,7 @@ export declare class Collection<M = Metadata> {
    * `HV_VERSION` (another format version of the database or a segment file), `HV_UNSUPPORTED`
    * (wasm backend). A missing or damaged segment file is `HV_CORRUPT`.
    */
-  static open<M = Metadata>(path: string, options?: OpenOptions): Promise<Collection<M>>;
+  static open<M = Metadata, I extends Id = Id>(path: string, options?: OpenOptions): Promise<Collection<M, I>>;
 
   /**
    * Loads a snapshot made by `toBytes()` on either backend (Node or wasm) into a new in-memory
@@ -477,7 +511,7 @@ export declare class Collection<M = Metadata> {
    * @throws `HV_CORRUPT` (bad magic, checksum, truncation, invalid records), `HV_VERSION`
    * (another snapshot format version), `HV_INVALID_ARGUMENT` (not a Uint8Array).
    */
-  static fromBytes<M = Metadata>(bytes: Uint8Array): Promise<Collection<M>>;
+  static fromBytes<M = Metadata, I extends Id = Id>(bytes: Uint8Array): Promise<Collection<M, I>>;
 
   /** Number of records. @throws `HV_CLOSED` after `close()`. */
   readonly size: number;
@@ -493,7 +527,7 @@ export declare class Collection<M = Metadata> {
    * `HV_INVALID_VECTOR` (NaN/±Infinity), `HV_INVALID_ARGUMENT`
    * (empty call, counts differ, bad id, metadata not JSON-serialisable), `HV_CLOSED`.
    */
-  add(ids: Id | readonly Id[], vectors: Vector | VectorBatch, metadata?: M | readonly (M | undefined | null)[]): Promise<void>;
+  add(ids: I | readonly I[], vectors: Vector | VectorBatch, metadata?: M | readonly (M | undefined | null)[]): Promise<void>;
   /**
    * Inserts or replaces records (the whole record: absent metadata clears it). A replaced record
    * keeps its original insertion order for tie-breaking. All or nothing. An id twice in one call:
@@ -501,9 +535,9 @@ export declare class Collection<M = Metadata> {
    * of its last occurrence).
    * @throws as `add`, except that stored ids and repeated ids are allowed.
    */
-  upsert(ids: Id | readonly Id[], vectors: Vector | VectorBatch, metadata?: M | readonly (M | undefined | null)[]): Promise<void>;
+  upsert(ids: I | readonly I[], vectors: Vector | VectorBatch, metadata?: M | readonly (M | undefined | null)[]): Promise<void>;
   /** Deletes records; resolves to how many existed. Unknown ids are ignored. At most 2²⁷ ids per call (`HV_INVALID_ARGUMENT`). */
-  delete(ids: Id | readonly Id[]): Promise<number>;
+  delete(ids: I | readonly I[]): Promise<number>;
   /**
    * Deletes every record the filter matches; resolves to how many were deleted. A write: ordered
    * with the other writes, all or nothing, and durable like `delete` on a collection from
@@ -526,9 +560,9 @@ export declare class Collection<M = Metadata> {
    * @throws `HV_INVALID_ARGUMENT` (bad filter, `limit` not in 1..=10,000, unknown option, a cursor
    * that `list` did not return), `HV_CLOSED`.
    */
-  list(options?: ListOptions): Promise<ListPage<M>>;
+  list(options?: ListOptions): Promise<ListPage<M, I>>;
   /** The stored record, or `undefined`. */
-  get(id: Id): StoredRecord<M> | undefined;
+  get(id: I): StoredRecord<M> | undefined;
 
   /**
    * The `k` nearest records, best first (ties: earlier-inserted first). Exact without an index;
@@ -537,16 +571,16 @@ export declare class Collection<M = Metadata> {
    * @throws `HV_INVALID_ARGUMENT` (bad `k`, bad filter or ids, an unknown option name),
    * `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR`, `HV_CLOSED`.
    */
-  search(query: Vector, options: SearchOptions): Promise<SearchHit<M>[]>;
+  search(query: Vector, options: SearchOptions): Promise<SearchHit<M, I>[]>;
   /** As `search`, on the calling thread. */
-  searchSync(query: Vector, options: SearchOptions): SearchHit<M>[];
+  searchSync(query: Vector, options: SearchOptions): SearchHit<M, I>[];
   /**
    * Search for several queries at once (a flat `n × dim` array or an array of vectors); one
    * result list per query, in order, with the same options and code path as `search` (exact
    * without an index or with `exact: true`, else through the index). Exact batches read each
    * stored row once per chunk of queries; indexed ones run the queries in parallel natively.
    */
-  searchBatch(queries: VectorBatch, options: SearchOptions): Promise<SearchHit<M>[][]>;
+  searchBatch(queries: VectorBatch, options: SearchOptions): Promise<SearchHit<M, I>[][]>;
 
   /**
    * Builds (or rebuilds) the approximate index over the current records. Searches go on while it
@@ -578,7 +612,7 @@ export declare class Collection<M = Metadata> {
    * consolidated first. @throws `HV_INVALID_ARGUMENT` without an index, `HV_UNSUPPORTED` on a
    * durable collection with sealed segments (each has its own graph; `importGraph` likewise).
    */
-  exportGraph(): Promise<ExportedGraph>;
+  exportGraph(): Promise<ExportedGraph<I>>;
 
   /**
    * Durable collections: seals the mutable segment now, after the writes issued before the call
@@ -632,9 +666,10 @@ export declare class Collection<M = Metadata> {
 /**
  * The codes a {@link Database} raises: every {@link ErrorCode}, plus `HV_ALREADY_EXISTS`
  * (raised by the JS layer only, not by the core): `createCollection` named a collection that
- * exists, or one whose name differs from an existing one only by letter case.
+ * exists, or one whose name differs from an existing one only by letter case. The same as
+ * {@link HorosvecErrorCode}.
  */
-export type DatabaseErrorCode = ErrorCode | 'HV_ALREADY_EXISTS';
+export type DatabaseErrorCode = HorosvecErrorCode;
 
 /** Options of `openDatabase`. */
 export interface DatabaseOptions {
@@ -702,7 +737,7 @@ export interface Database {
    * one that does), `HV_INVALID_ARGUMENT` (bad name, missing `dim`, bad options),
    * `HV_READ_ONLY`, `HV_IO`, `HV_CLOSED`.
    */
-  createCollection<M = Metadata>(name: string, options: CreateCollectionOptions): Promise<Collection<M>>;
+  createCollection<M = Metadata, I extends Id = Id>(name: string, options: CreateCollectionOptions): Promise<Collection<M, I>>;
   /**
    * The open handle of an existing collection: opened on first use (read-only in a readOnly
    * database), the same handle on every later call. A durable handle the caller closed is opened
@@ -710,7 +745,7 @@ export interface Database {
    * to remove a collection). @throws `HV_NOT_FOUND` (no collection of
    * exactly that name), `HV_INVALID_ARGUMENT` (bad name), `HV_LOCKED`, `HV_CLOSED`.
    */
-  collection<M = Metadata>(name: string): Promise<Collection<M>>;
+  collection<M = Metadata, I extends Id = Id>(name: string): Promise<Collection<M, I>>;
   /** Every collection, sorted by name (code-unit order). @throws `HV_IO`, `HV_CLOSED`. */
   listCollections(): Promise<CollectionInfo[]>;
   /**
@@ -738,5 +773,7 @@ declare const _default: {
   kernel: typeof kernel;
   version: typeof version;
   openDatabase: typeof openDatabase;
+  HorosvecError: typeof HorosvecError;
+  isHorosvecError: typeof isHorosvecError;
 };
 export default _default;

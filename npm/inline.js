@@ -23,4 +23,6 @@ export const backend = api.backend;
 export const kernel = api.kernel;
 export const version = api.version;
 export const openDatabase = api.openDatabase;
+export const HorosvecError = api.HorosvecError;
+export const isHorosvecError = api.isHorosvecError;
 export default api;

@@ -3,6 +3,7 @@
 // distance, and maximal marginal relevance. No framework is imported here.
 
 import { Collection } from 'horosvec';
+import { HorosvecError, hvError, toHvError } from '../lib/errors.js';
 
 /**
  * The envelope an adapter stores as a record's horosvec metadata: `{ text, meta, doc }`, where
@@ -27,13 +28,20 @@ export function envelope(text, meta, doc) {
   return out;
 }
 
-function coded(code, message) {
-  return Object.assign(new Error(`${code}: ${message}`), { code });
+
+/**
+ * A file-system failure of an adapter's save/persist as `HV_IO` naming `path` (the system error
+ * as `cause`); a HorosvecError passes through, anything else becomes one (toHvError).
+ */
+export function ioError(adapter, e, path) {
+  if (e instanceof HorosvecError) return e;
+  if (e && typeof e.code === 'string' && typeof e.syscall === 'string') return hvError('HV_IO', `${adapter}: ${path}: ${e.message}`, e);
+  return toHvError(e);
 }
 
 /** An `HV_INVALID_ARGUMENT` error whose message starts with the adapter's name. */
 export function argError(adapter, message) {
-  return coded('HV_INVALID_ARGUMENT', `${adapter}: ${message}`);
+  return hvError('HV_INVALID_ARGUMENT', `${adapter}: ${message}`);
 }
 
 /**

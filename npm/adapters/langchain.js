@@ -6,8 +6,9 @@
 import { Document } from '@langchain/core/documents';
 import { SaveableVectorStore } from '@langchain/core/vectorstores';
 import { backend } from 'horosvec';
-import { Collection, META, argError, envelope, mmr, similarity, underMeta } from './common.js';
+import { Collection, META, argError, envelope, ioError, mmr, similarity, underMeta } from './common.js';
 import { writeAtomic } from '../lib/files.js';
+import { hvError } from '../lib/errors.js';
 
 const NAME = 'HorosvecStore';
 const METRICS = ['cosine', 'l2', 'ip', 'l1'];
@@ -18,7 +19,7 @@ const FORMAT_VERSION = 1;
 const PAGE = 10_000; // list page size of the scans (the core's maximum)
 
 const bad = (message) => argError(NAME, message);
-const coded = (code, message, cause) => Object.assign(new Error(`${code}: ${NAME}: ${message}`, cause === undefined ? undefined : { cause }), { code });
+const coded = (code, message, cause) => hvError(code, `${NAME}: ${message}`, cause);
 const unsupported = (message) => coded('HV_UNSUPPORTED', message);
 
 function checkK(k, what = 'k') {
@@ -342,10 +343,14 @@ export class HorosvecStore extends SaveableVectorStore {
   async save(directory) {
     if (typeof directory !== 'string' || directory === '') throw bad('save needs a directory path');
     const { fsp, path } = await fs();
-    await fsp.mkdir(directory, { recursive: true });
-    const args = { format: FORMAT, version: FORMAT_VERSION, metric: this.metric, dim: this.dim ?? null, snapshot: this.collection ? SNAPSHOT_FILE : null };
-    if (this.collection) await writeAtomic(fsp, path.join(directory, SNAPSHOT_FILE), await this.collection.toBytes());
-    await writeAtomic(fsp, path.join(directory, ARGS_FILE), JSON.stringify(args));
+    try {
+      await fsp.mkdir(directory, { recursive: true });
+      const args = { format: FORMAT, version: FORMAT_VERSION, metric: this.metric, dim: this.dim ?? null, snapshot: this.collection ? SNAPSHOT_FILE : null };
+      if (this.collection) await writeAtomic(fsp, path.join(directory, SNAPSHOT_FILE), await this.collection.toBytes());
+      await writeAtomic(fsp, path.join(directory, ARGS_FILE), JSON.stringify(args));
+    } catch (e) {
+      throw ioError(NAME, e, directory);
+    }
   }
 
   /**

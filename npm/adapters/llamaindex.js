@@ -14,8 +14,9 @@
 import { Settings } from '@llamaindex/core/global';
 import { BaseVectorStore, FilterCondition, FilterOperator, VectorStoreQueryMode } from '@llamaindex/core/vector-store';
 import { jsonToNode, MetadataMode, ObjectType, TextNode } from '@llamaindex/core/schema';
-import { Collection, META, argError, envelope, mmr, similarity, underMeta } from './common.js';
+import { Collection, META, argError, envelope, ioError, mmr, similarity, underMeta } from './common.js';
 import { syncDir, writeAtomic } from '../lib/files.js';
+import { hvError } from '../lib/errors.js';
 
 const NAME = 'HorosvecVectorStore';
 const METRICS = ['cosine', 'l2', 'ip', 'l1'];
@@ -38,7 +39,7 @@ async function nodeFs() {
 }
 
 function fail(code, message) {
-  return Object.assign(new Error(`${code}: ${NAME}: ${message}`), { code });
+  return hvError(code, `${NAME}: ${message}`);
 }
 const bad = (message) => argError(NAME, message);
 
@@ -443,7 +444,9 @@ export class HorosvecVectorStore extends BaseVectorStore {
    */
   persist(persistPath) {
     // one persist at a time (a loaded store persists after each add and delete)
-    const run = this.#persisting.then(() => this.#persistNow(persistPath));
+    const run = this.#persisting.then(() => this.#persistNow(persistPath).catch((e) => {
+      throw ioError(NAME, e, persistPath);
+    }));
     this.#persisting = run.catch(() => {});
     return run;
   }

@@ -3,14 +3,16 @@
 // line); a data or runtime error with code 1 (`horosvec: HV_CODE: message`, the code from
 // docs/errors.md, HV_INTERNAL when the error has none).
 
+import { hvError } from '../lib/errors.js';
+
 /** A bad command line (exit code 2); `usage` marks it (the check is by that field, not the class). */
 export class UsageError extends Error {
   usage = true;
 }
 
-/** An Error whose `code` is `code` (an `HV_*` code). */
+/** A HorosvecError whose `code` is `code` (an `HV_*` code). */
 export function coded(code, message) {
-  return Object.assign(new Error(message), { code });
+  return hvError(code, message);
 }
 
 /** The first line of a node:util parseArgs error, without its hint about positional arguments. */

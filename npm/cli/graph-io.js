@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readVecs } from './vecs.js';
+import { hvError } from '../lib/errors.js';
 
 export const IMPORT_USAGE =
   'usage: horosvec import --vectors FILE --graph FILE --degree D --metric l2|cosine|ip|l1 --out SNAPSHOT\n' +
@@ -14,9 +15,7 @@ export const IMPORT_USAGE =
 export const EXPORT_USAGE = 'usage: horosvec export --snapshot FILE --out-dir DIR';
 
 function cliError(code, message) {
-  const e = new Error(message);
-  e.code = code;
-  return e;
+  return hvError(code, message);
 }
 
 function readBytes(path, what) {

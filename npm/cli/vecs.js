@@ -13,14 +13,13 @@
 
 import { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
+import { hvError } from '../lib/errors.js';
 
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const MAX_DIM = 1 << 20;
 
 function vecsError(code, message, cause) {
-  const e = new Error(message, cause === undefined ? undefined : { cause });
-  e.code = code;
-  return e;
+  return hvError(code, message, cause);
 }
 
 // ---- binary16 → float32 ---------------------------------------------------------------------

@@ -6,7 +6,7 @@
 
 import { backendFor } from './backends.js';
 import { makeDatabase } from './database.js';
-import { guard, hvError, inputError, readInput, toHvError } from './errors.js';
+import { guard, hvError, inputError, isHorosvecError, HorosvecError, readInput, toHvError } from './errors.js';
 import { toBatch, toIds, idsLength, toFilter, toIndexOptions, toListOptions, toMetadata, toSearchOptions, toVector, checkId } from './input.js';
 
 // Metadata is validated as JSON when written; text that no longer parses was damaged on disk.
@@ -397,5 +397,5 @@ export function makeApi(raw, info = {}) {
   }
   const CREATE = Symbol('create');
 
-  return { Collection, backend: backend.name, kernel: backend.kernel, version: backend.version, openDatabase: makeDatabase(Collection, backend.name, backend.unsupportedMessage) };
+  return { Collection, backend: backend.name, kernel: backend.kernel, version: backend.version, openDatabase: makeDatabase(Collection, backend.name, backend.unsupportedMessage), HorosvecError, isHorosvecError };
 }

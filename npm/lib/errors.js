@@ -1,27 +1,72 @@
-// Error normalisation shared by both backends: every error that leaves horosvec is a JS `Error`
-// whose `code` is one of the stable codes of docs/errors.md.
+// Error normalisation shared by both backends: every error that leaves horosvec is a
+// `HorosvecError` (an `Error`) whose `code` is one of the stable codes of docs/errors.md, or one
+// of the JS layer's own (JS_ONLY_CODES).
 
 const CODED = /^(HV_[A-Z_]+): ([\s\S]*)$/;
 // napi-rs argument-conversion statuses: the value had the wrong JS type.
 const NAPI_ARG = new Set(['InvalidArg', 'ObjectExpected', 'StringExpected', 'NameExpected', 'FunctionExpected',
   'NumberExpected', 'BooleanExpected', 'ArrayExpected', 'BigintExpected', 'DateExpected', 'ArrayBufferExpected']);
 
-/** An `Error` with a stable `code`. */
-export function hvError(code, message, cause) {
-  const e = new Error(`${code}: ${message}`, cause === undefined ? undefined : { cause });
-  e.code = code;
-  return e;
+/** Codes raised by the JS layer only (not by the core, so not in core/src/error.rs's table). */
+export const JS_ONLY_CODES = Object.freeze(['HV_ALREADY_EXISTS']);
+
+// Marks horosvec's errors across copies of this module (a bundle that inlined the package twice,
+// `horosvec` beside `horosvec/wasm` from another install): `isHorosvecError` checks the mark.
+const BRAND = Symbol.for('horosvec.HorosvecError');
+
+/** The class of every error horosvec raises: an `Error` with a stable `code` (docs/errors.md). */
+export class HorosvecError extends Error {
+  /**
+   * @param {string} code an `HV_*` code
+   * @param {string} message the text after `code: ` in `message`
+   * @param {{ cause?: unknown }} [options]
+   */
+  constructor(code, message, options) {
+    super(`${code}: ${message}`, options);
+    this.code = code;
+  }
+
+  /** `instanceof` also holds for the errors of another copy of the package (same mark). */
+  static [Symbol.hasInstance](e) {
+    return e !== null && typeof e === 'object' && e[BRAND] === true && (this === HorosvecError || Function.prototype[Symbol.hasInstance].call(this, e));
+  }
+}
+Object.defineProperty(HorosvecError.prototype, BRAND, { value: true });
+Object.defineProperty(HorosvecError.prototype, 'name', { value: 'HorosvecError', writable: true, configurable: true });
+
+/** Whether `e` is an error horosvec raised, with code `code` when given. */
+export function isHorosvecError(e, code) {
+  return e instanceof HorosvecError && (code === undefined || e.code === code);
 }
 
-/** Gives any error thrown by a backend its stable `code` (idempotent). */
-export function toHvError(e) {
-  if (e && typeof e === 'object' && typeof e.code === 'string' && e.code.startsWith('HV_')) return e;
-  const msg = e && typeof e.message === 'string' ? e.message : String(e);
-  const m = CODED.exec(msg);
-  if (m) {
-    const err = e instanceof Error ? e : new Error(msg);
-    try { err.code = m[1]; return err; } catch { return hvError(m[1], m[2], e); }
+/** A `HorosvecError` with a stable `code`. */
+export function hvError(code, message, cause) {
+  return new HorosvecError(code, message, cause === undefined ? undefined : { cause });
+}
+
+// An Error that already says its code becomes a HorosvecError in place (keeping its stack and
+// identity), or, when it cannot be changed (frozen, not an Error), a new one with it as the cause.
+function adopt(e, code, message) {
+  if (e instanceof Error && Object.isExtensible(e)) {
+    try {
+      Object.setPrototypeOf(e, HorosvecError.prototype);
+      if (e.code !== code) e.code = code;
+      if (e.code === code) return e;
+    } catch {
+      // fall through
+    }
   }
+  const m = CODED.exec(message);
+  return hvError(code, m && m[1] === code ? m[2] : message, e);
+}
+
+/** Gives any error thrown by a backend its stable `code` and class (idempotent). */
+export function toHvError(e) {
+  if (e instanceof HorosvecError) return e;
+  const msg = describe(e);
+  if (e && typeof e === 'object' && typeof e.code === 'string' && e.code.startsWith('HV_')) return adopt(e, e.code, msg);
+  const m = CODED.exec(msg);
+  if (m) return adopt(e, m[1], msg);
   if (e && NAPI_ARG.has(e.code)) return hvError('HV_INVALID_ARGUMENT', msg, e);
   // an input whose ArrayBuffer was detached (transferred) cannot be read: the caller's mistake
   if (e instanceof TypeError && /detached/i.test(msg)) return hvError('HV_INVALID_ARGUMENT', msg, e);

@@ -62,4 +62,9 @@ export async function expectCode(p: Promise<unknown> | (() => unknown), code: st
   if ((err as Error & { code?: string }).code !== code) {
     throw new Error(`expected code ${code}, got ${(err as Error & { code?: string }).code}: ${err.message}`);
   }
+  // every error horosvec raises is a HorosvecError (the adapters' included; not Mastra's, which
+  // wraps them in MastraError and does not come through here)
+  if (!(err instanceof native.HorosvecError) || !native.isHorosvecError(err, code as native.HorosvecErrorCode)) {
+    throw new Error(`expected a HorosvecError with code ${code}, got ${Object.prototype.toString.call(err)} ${err.constructor.name}: ${err.message}`);
+  }
 }
