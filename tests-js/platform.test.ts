@@ -26,7 +26,7 @@ const p = platform as {
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const npmDir = join(root, 'npm');
-const KEYS = ['linux-x64-gnu', 'linux-x64-musl', 'linux-arm64-gnu', 'linux-arm64-musl', 'darwin-x64', 'darwin-arm64', 'win32-x64-msvc'];
+const KEYS = ['linux-x64-gnu', 'linux-x64-musl', 'linux-arm64-gnu', 'linux-arm64-musl', 'darwin-x64', 'darwin-arm64', 'win32-x64-gnu'];
 
 describe('prebuiltFor: the package for a host, or why there is none', () => {
   it.each([
@@ -38,14 +38,14 @@ describe('prebuiltFor: the package for a host, or why there is none', () => {
     [{ platform: 'linux', arch: 'arm64', libc: 'musl' }, '@horosvec/linux-arm64-musl'],
     [{ platform: 'darwin', arch: 'x64' }, '@horosvec/darwin-x64'],
     [{ platform: 'darwin', arch: 'arm64' }, '@horosvec/darwin-arm64'],
-    [{ platform: 'win32', arch: 'x64' }, '@horosvec/win32-x64-msvc'],
+    [{ platform: 'win32', arch: 'x64' }, '@horosvec/win32-x64-gnu'],
   ])('%o → %s', (host, pkg) => {
     expect(p.prebuiltFor(host).pkg).toBe(pkg);
   });
 
   it.each([
     [{ platform: 'freebsd', arch: 'x64' }, 'no-prebuilt', 'no prebuilt native addon for freebsd-x64'],
-    [{ platform: 'win32', arch: 'arm64' }, 'no-prebuilt', 'no prebuilt native addon for win32-arm64-msvc'],
+    [{ platform: 'win32', arch: 'arm64' }, 'no-prebuilt', 'no prebuilt native addon for win32-arm64-gnu'],
     [{ platform: 'linux', arch: 'riscv64', libc: 'glibc' }, 'no-prebuilt', 'no prebuilt native addon for linux-riscv64-gnu'],
     [{ platform: 'linux', arch: 'x64', libc: 'glibc', glibcVersion: '2.17' }, 'old-glibc', 'glibc 2.17 is older than 2.28, the floor of the prebuilt linux-x64-gnu addon'],
     [{ platform: 'linux', arch: 'arm64', libc: 'glibc', glibcVersion: '2.27' }, 'old-glibc', 'glibc 2.27 is older than 2.28, the floor of the prebuilt linux-arm64-gnu addon'],

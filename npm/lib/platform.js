@@ -13,7 +13,7 @@ export const PLATFORMS = {
   'linux-arm64-musl': { target: 'aarch64-unknown-linux-musl', os: 'linux', cpu: 'arm64', libc: 'musl' },
   'darwin-x64': { target: 'x86_64-apple-darwin', os: 'darwin', cpu: 'x64' },
   'darwin-arm64': { target: 'aarch64-apple-darwin', os: 'darwin', cpu: 'arm64' },
-  'win32-x64-msvc': { target: 'x86_64-pc-windows-msvc', os: 'win32', cpu: 'x64' },
+  'win32-x64-gnu': { target: 'x86_64-pc-windows-gnu', os: 'win32', cpu: 'x64' },
 };
 
 export const packageName = (key) => `@horosvec/${key}`;
@@ -25,7 +25,9 @@ export const binaryName = (key) => `horosvec.${key}.node`;
  */
 export function hostKey({ platform, arch, libc }) {
   if (platform === 'linux') return `linux-${arch}-${libc === 'musl' ? 'musl' : 'gnu'}`;
-  if (platform === 'win32') return `win32-${arch}-msvc`;
+  // Windows: the MinGW-w64 build (MSVC's CRT and SDK cannot be fetched here); napi is a C ABI,
+  // so the MSVC-built node.exe loads it.
+  if (platform === 'win32') return `win32-${arch}-gnu`;
   return `${platform}-${arch}`;
 }
 

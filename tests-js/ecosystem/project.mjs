@@ -11,7 +11,7 @@ export function hostKey() {
     const glibc = process.report?.getReport?.().header?.glibcVersionRuntime;
     return `linux-${process.arch}-${glibc ? 'gnu' : 'musl'}`;
   }
-  if (process.platform === 'win32') return `win32-${process.arch}-msvc`;
+  if (process.platform === 'win32') return `win32-${process.arch}-gnu`;
   return `${process.platform}-${process.arch}`;
 }
 

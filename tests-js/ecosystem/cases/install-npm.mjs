@@ -51,7 +51,7 @@ export default async function installNpm(ctx) {
     ['darwin-arm64', ['--os=darwin', '--cpu=arm64']],
     ['linux-x64-musl', ['--os=linux', '--cpu=x64', '--libc=musl']],
     ['linux-arm64-musl', ['--os=linux', '--cpu=arm64', '--libc=musl']],
-    ['win32-x64-msvc', ['--os=win32', '--cpu=x64']],
+    ['win32-x64-gnu', ['--os=win32', '--cpu=x64']],
   ];
   for (const [want, flags] of foreign) {
     const dir = await project(want, flags);
