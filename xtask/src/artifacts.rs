@@ -61,7 +61,11 @@ pub fn expected(key: &str) -> Option<Expect> {
         ("win32", "gnu" | "msvc") => (BinaryFormat::Pe, System::Windows),
         _ => return None,
     };
-    Some(Expect { format, arch, system })
+    Some(Expect {
+        format,
+        arch,
+        system,
+    })
 }
 
 /// Whether a dynamic dependency is acceptable for a platform: only what every machine of that
@@ -71,11 +75,12 @@ pub fn expected(key: &str) -> Option<Expect> {
 ///   glibc system has (glibc's own `pthread_cancel` loads it).
 /// - musl: musl's single `libc.so` (it holds libm, libpthread and the loader too); `libgcc_s` is
 ///   not accepted, Alpine does not install it by default.
-/// - macOS: `libSystem.B.dylib` (the C library, libm, libpthread, dyld's API) and the two other
-///   libraries in every macOS's dyld shared cache that Rust's std may name (`libiconv`,
-///   `libresolv`); no Homebrew path, no framework.
-/// - Windows: DLLs that ship with Windows (kernel32, ntdll, the msvcrt the GNU target links, the
-///   Universal CRT's `api-ms-win-*` sets, bcrypt/bcryptprimitives, advapi32, ws2_32, userenv,
+/// - macOS: `libSystem.B.dylib` (the C library, libm, libpthread, dyld's API) and the other
+///   libraries in every macOS's dyld shared cache that Rust's std may name: `libiconv` (the
+///   `libc` crate links it on Apple targets), `libcharset` (which zig's libiconv stub
+///   re-exports), `libresolv`; no Homebrew path, no framework.
+/// - Windows: DLLs that ship with Windows (kernel32, ntdll, msvcrt, the Universal CRT's
+///   `api-ms-win-*` sets that zig's MinGW links, part of Windows since 10, bcrypt/bcryptprimitives, advapi32, ws2_32, userenv,
 ///   shell32, ole32, oleaut32, user32, secur32, crypt32, synchronization); no MinGW runtime DLL
 ///   (`libgcc_s_*`, `libwinpthread-1`, `libstdc++-6`) and no `VCRUNTIME140.dll` (the Visual C++
 ///   redistributable is not part of Windows), and not `node.exe`/`node.dll` (napi-rs 3 looks the
@@ -98,7 +103,10 @@ pub fn allowed_dependency(system: System, name: &str) -> bool {
         System::Musl => name == "libc.so" || name.starts_with("ld-musl-"),
         System::MacOs => matches!(
             name,
-            "/usr/lib/libSystem.B.dylib" | "/usr/lib/libiconv.2.dylib" | "/usr/lib/libresolv.9.dylib"
+            "/usr/lib/libSystem.B.dylib"
+                | "/usr/lib/libiconv.2.dylib"
+                | "/usr/lib/libcharset.1.dylib"
+                | "/usr/lib/libresolv.9.dylib"
         ),
         System::Windows => {
             let n = name.to_ascii_lowercase();
@@ -163,17 +171,27 @@ pub fn inspect(data: &[u8]) -> Result<Facts, String> {
     for export in exports {
         let export = export.map_err(|e| format!("export: {e}"))?;
         if let object::NameOrOrdinal::Name(name) = export.name() {
-            let name = name.strip_prefix(b"_").filter(|_| file.format() == BinaryFormat::MachO).unwrap_or(name);
+            let name = name
+                .strip_prefix(b"_")
+                .filter(|_| file.format() == BinaryFormat::MachO)
+                .unwrap_or(name);
             if name == ENTRY.as_bytes() {
                 facts.exports_entry = true;
             }
         }
     }
-    let libs = file.import_libraries().map_err(|e| format!("import libraries: {e}"))?;
+    let libs = file
+        .import_libraries()
+        .map_err(|e| format!("import libraries: {e}"))?;
     for lib in libs {
         let lib = lib.map_err(|e| format!("import library: {e}"))?;
         let name = String::from_utf8_lossy(lib.name()).into_owned();
-        if !facts.dependencies.contains(&name) {
+        // PE names are case-insensitive (`kernel32.dll` and `KERNEL32.dll` are one DLL).
+        if !facts
+            .dependencies
+            .iter()
+            .any(|d| d.eq_ignore_ascii_case(&name))
+        {
             facts.dependencies.push(name);
         }
     }
@@ -189,10 +207,15 @@ fn elf_glibc_max(data: &[u8]) -> Result<Option<(u32, u32)>, String> {
     let elf = ElfFile64::<Endianness>::parse(data).map_err(|e| format!("ELF: {e}"))?;
     let endian = elf.endian();
     let sections = elf.elf_section_table();
-    let Some((mut needs, link)) = sections.gnu_verneed(endian, data).map_err(|e| e.to_string())? else {
+    let Some((mut needs, link)) = sections
+        .gnu_verneed(endian, data)
+        .map_err(|e| e.to_string())?
+    else {
         return Ok(None);
     };
-    let strings = sections.strings(endian, data, link).map_err(|e| e.to_string())?;
+    let strings = sections
+        .strings(endian, data, link)
+        .map_err(|e| e.to_string())?;
     let mut max = None;
     while let Some((_need, mut aux)) = needs.next().map_err(|e| e.to_string())? {
         while let Some(a) = aux.next().map_err(|e| e.to_string())? {
@@ -215,7 +238,11 @@ fn macho_min_os(data: &[u8]) -> Result<Option<String>, String> {
             LoadCommandVariant::VersionMin(v) => v.version.get(endian),
             _ => continue,
         };
-        return Ok(Some(macho_version(version.major(), version.minor(), version.update())));
+        return Ok(Some(macho_version(
+            version.major(),
+            version.minor(),
+            version.update(),
+        )));
     }
     Ok(None)
 }
@@ -233,10 +260,16 @@ pub fn macho_version(x: u16, y: u8, z: u8) -> String {
 pub fn problems(expect: &Expect, facts: &Facts) -> Vec<String> {
     let mut out = Vec::new();
     if facts.format != Some(expect.format) {
-        out.push(format!("format {:?}, want {:?}", facts.format, expect.format));
+        out.push(format!(
+            "format {:?}, want {:?}",
+            facts.format, expect.format
+        ));
     }
     if facts.arch != Some(expect.arch) {
-        out.push(format!("architecture {:?}, want {:?}", facts.arch, expect.arch));
+        out.push(format!(
+            "architecture {:?}, want {:?}",
+            facts.arch, expect.arch
+        ));
     }
     if !facts.exports_entry {
         out.push(format!("{ENTRY} not exported"));
@@ -247,9 +280,10 @@ pub fn problems(expect: &Expect, facts: &Facts) -> Vec<String> {
         }
     }
     match (expect.system, facts.glibc_max) {
-        (System::Glibc, Some(v)) if v > GLIBC_FLOOR => {
-            out.push(format!("needs GLIBC_{}.{} > {}.{}", v.0, v.1, GLIBC_FLOOR.0, GLIBC_FLOOR.1))
-        }
+        (System::Glibc, Some(v)) if v > GLIBC_FLOOR => out.push(format!(
+            "needs GLIBC_{}.{} > {}.{}",
+            v.0, v.1, GLIBC_FLOOR.0, GLIBC_FLOOR.1
+        )),
         (System::Glibc, None) => out.push("no GLIBC symbol versions found".into()),
         (System::Musl, Some(v)) => out.push(format!("musl build needs GLIBC_{}.{}", v.0, v.1)),
         _ => {}
@@ -302,19 +336,34 @@ impl Row {
     /// The one line the checker prints.
     pub fn line(&self) -> String {
         match &self.facts {
-            None => format!("[artifacts] {}: MISSING (no horosvec.{}.node)", self.key, self.key),
+            None => format!(
+                "[artifacts] {}: MISSING (no horosvec.{}.node)",
+                self.key, self.key
+            ),
             Some(Err(e)) => format!("[artifacts] {}: FAIL {e}", self.key),
             Some(Ok(f)) => format!(
                 "[artifacts] {}: {} {} {} KiB, {} {}, floor {}, deps [{}]{}",
                 self.key,
-                if self.problems.is_empty() { "ok" } else { "FAIL" },
+                if self.problems.is_empty() {
+                    "ok"
+                } else {
+                    "FAIL"
+                },
                 format_name(f.format),
                 f.size / 1024,
                 arch_name(f.arch),
-                if f.exports_entry { "entry exported" } else { "NO entry" },
+                if f.exports_entry {
+                    "entry exported"
+                } else {
+                    "NO entry"
+                },
                 Row::floor(f),
                 f.dependencies.join(", "),
-                if self.problems.is_empty() { String::new() } else { format!(": {}", self.problems.join("; ")) },
+                if self.problems.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", self.problems.join("; "))
+                },
             ),
         }
     }
@@ -335,14 +384,26 @@ pub fn render_table(rows: &[Row]) -> String {
                 format_name(f.format),
                 arch_name(f.arch),
                 f.size / 1024,
-                if f.exports_entry { "exported" } else { "**missing**" },
+                if f.exports_entry {
+                    "exported"
+                } else {
+                    "**missing**"
+                },
                 if f.dependencies.is_empty() {
                     "none".to_string()
                 } else {
-                    f.dependencies.iter().map(|d| format!("`{d}`")).collect::<Vec<_>>().join(", ")
+                    f.dependencies
+                        .iter()
+                        .map(|d| format!("`{d}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 },
                 Row::floor(f),
-                if r.problems.is_empty() { "pass".to_string() } else { format!("FAIL: {}", r.problems.join("; ")) },
+                if r.problems.is_empty() {
+                    "pass".to_string()
+                } else {
+                    format!("FAIL: {}", r.problems.join("; "))
+                },
             ),
         };
         s.push_str(&line);
@@ -350,7 +411,8 @@ pub fn render_table(rows: &[Row]) -> String {
     s
 }
 
-pub const BEGIN: &str = "<!-- artifacts:begin (written by `cargo run -p xtask -- check-artifacts`) -->";
+pub const BEGIN: &str =
+    "<!-- artifacts:begin (written by `cargo run -p xtask -- check-artifacts`) -->";
 pub const END: &str = "<!-- artifacts:end -->";
 
 /// Replaces the text between the markers (they must both be there, BEGIN first).
@@ -364,7 +426,11 @@ pub fn splice(doc: &str, table: &str) -> Result<String, String> {
 pub fn check(dir: &Path, key: &str) -> Row {
     let path = dir.join(key).join(format!("horosvec.{key}.node"));
     let Some(expect) = expected(key) else {
-        return Row { key: key.into(), facts: Some(Err(format!("unknown key {key}"))), problems: vec![] };
+        return Row {
+            key: key.into(),
+            facts: Some(Err(format!("unknown key {key}"))),
+            problems: vec![],
+        };
     };
     let facts = match std::fs::read(&path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -375,7 +441,11 @@ pub fn check(dir: &Path, key: &str) -> Row {
         Some(Ok(f)) => problems(&expect, f),
         _ => vec![],
     };
-    Row { key: key.into(), facts, problems }
+    Row {
+        key: key.into(),
+        facts,
+        problems,
+    }
 }
 
 /// The subcommand: `check-artifacts <dir> [--doc FILE] [--allow-missing] [key ...]`.
@@ -401,9 +471,16 @@ pub fn run(args: &[String]) -> Result<bool, String> {
     for r in &rows {
         println!("{}", r.line());
     }
-    let failed = rows.iter().filter(|r| !r.ok() && !(allow_missing && r.facts.is_none())).count();
+    let failed = rows
+        .iter()
+        .filter(|r| !r.ok() && !(allow_missing && r.facts.is_none()))
+        .count();
     let checked = rows.iter().filter(|r| r.facts.is_some()).count();
-    println!("[artifacts] {} checked, {} passed, {failed} failed", checked, rows.iter().filter(|r| r.ok()).count());
+    println!(
+        "[artifacts] {} checked, {} passed, {failed} failed",
+        checked,
+        rows.iter().filter(|r| r.ok()).count()
+    );
     if let Some(doc) = doc {
         let text = std::fs::read_to_string(&doc).map_err(|e| format!("{doc}: {e}"))?;
         let new = splice(&text, &render_table(&rows))?;
@@ -417,7 +494,12 @@ pub fn run(args: &[String]) -> Result<bool, String> {
 mod tests {
     use super::*;
 
-    fn facts(format: BinaryFormat, arch: Architecture, deps: &[&str], glibc: Option<(u32, u32)>) -> Facts {
+    fn facts(
+        format: BinaryFormat,
+        arch: Architecture,
+        deps: &[&str],
+        glibc: Option<(u32, u32)>,
+    ) -> Facts {
         Facts {
             format: Some(format),
             arch: Some(arch),
@@ -435,7 +517,10 @@ mod tests {
             assert!(expected(k).is_some(), "{k}");
         }
         let e = expected("linux-arm64-musl").unwrap();
-        assert_eq!((e.format, e.arch, e.system), (BinaryFormat::Elf, Architecture::Aarch64, System::Musl));
+        assert_eq!(
+            (e.format, e.arch, e.system),
+            (BinaryFormat::Elf, Architecture::Aarch64, System::Musl)
+        );
         assert_eq!(expected("win32-x64-msvc").unwrap().format, BinaryFormat::Pe);
         assert_eq!(expected("darwin-arm64").unwrap().system, System::MacOs);
         assert!(expected("linux-riscv64-gnu").is_none());
@@ -463,10 +548,19 @@ mod tests {
         assert!(allowed_dependency(System::Musl, "libc.so"));
         assert!(!allowed_dependency(System::Musl, "libc.so.6"));
         assert!(!allowed_dependency(System::Musl, "libgcc_s.so.1"));
-        assert!(allowed_dependency(System::MacOs, "/usr/lib/libSystem.B.dylib"));
-        assert!(!allowed_dependency(System::MacOs, "/opt/homebrew/lib/libomp.dylib"));
+        assert!(allowed_dependency(
+            System::MacOs,
+            "/usr/lib/libSystem.B.dylib"
+        ));
+        assert!(!allowed_dependency(
+            System::MacOs,
+            "/opt/homebrew/lib/libomp.dylib"
+        ));
         assert!(allowed_dependency(System::Windows, "KERNEL32.dll"));
-        assert!(allowed_dependency(System::Windows, "api-ms-win-core-synch-l1-2-0.dll"));
+        assert!(allowed_dependency(
+            System::Windows,
+            "api-ms-win-core-synch-l1-2-0.dll"
+        ));
         assert!(!allowed_dependency(System::Windows, "libgcc_s_seh-1.dll"));
         assert!(!allowed_dependency(System::Windows, "VCRUNTIME140.dll"));
         assert!(!allowed_dependency(System::Windows, "node.exe"));
@@ -475,9 +569,19 @@ mod tests {
     #[test]
     fn problems_name_each_broken_promise() {
         let gnu = expected("linux-x64-gnu").unwrap();
-        let good = facts(BinaryFormat::Elf, Architecture::X86_64, &["libc.so.6", "libm.so.6"], Some((2, 28)));
+        let good = facts(
+            BinaryFormat::Elf,
+            Architecture::X86_64,
+            &["libc.so.6", "libm.so.6"],
+            Some((2, 28)),
+        );
         assert!(problems(&gnu, &good).is_empty());
-        let mut bad = facts(BinaryFormat::Elf, Architecture::Aarch64, &["libc.so.6", "libfoo.so"], Some((2, 34)));
+        let mut bad = facts(
+            BinaryFormat::Elf,
+            Architecture::Aarch64,
+            &["libc.so.6", "libfoo.so"],
+            Some((2, 34)),
+        );
         bad.exports_entry = false;
         let p = problems(&gnu, &bad);
         assert_eq!(p.len(), 4, "{p:?}");
@@ -485,10 +589,25 @@ mod tests {
         assert!(p.iter().any(|s| s.contains("libfoo.so")));
         assert!(p.iter().any(|s| s.contains("GLIBC_2.34")));
         let musl = expected("linux-x64-musl").unwrap();
-        assert_eq!(problems(&musl, &facts(BinaryFormat::Elf, Architecture::X86_64, &["libc.so"], Some((2, 17)))).len(), 1);
+        assert_eq!(
+            problems(
+                &musl,
+                &facts(
+                    BinaryFormat::Elf,
+                    Architecture::X86_64,
+                    &["libc.so"],
+                    Some((2, 17))
+                )
+            )
+            .len(),
+            1
+        );
         let mac = expected("darwin-arm64").unwrap();
         assert_eq!(
-            problems(&mac, &facts(BinaryFormat::Elf, Architecture::Aarch64, &[], None)),
+            problems(
+                &mac,
+                &facts(BinaryFormat::Elf, Architecture::Aarch64, &[], None)
+            ),
             vec!["format Some(Elf), want MachO".to_string()]
         );
     }
@@ -505,10 +624,19 @@ mod tests {
         let rows = vec![
             Row {
                 key: "linux-x64-gnu".into(),
-                facts: Some(Ok(facts(BinaryFormat::Elf, Architecture::X86_64, &["libc.so.6"], Some((2, 17))))),
+                facts: Some(Ok(facts(
+                    BinaryFormat::Elf,
+                    Architecture::X86_64,
+                    &["libc.so.6"],
+                    Some((2, 17)),
+                ))),
                 problems: vec![],
             },
-            Row { key: "darwin-x64".into(), facts: None, problems: vec![] },
+            Row {
+                key: "darwin-x64".into(),
+                facts: None,
+                problems: vec![],
+            },
         ];
         assert!(rows[0].ok() && !rows[1].ok());
         let t = render_table(&rows);
