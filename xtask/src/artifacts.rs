@@ -5,7 +5,8 @@
 //! libraries (see [`allowed_dependency`]), and for the gnu builds the highest `GLIBC_x.y` symbol
 //! version they need is at most [`GLIBC_FLOOR`]. Prints one line per artifact; with `--doc` it
 //! rewrites the table between the `<!-- artifacts:begin -->` / `<!-- artifacts:end -->` markers of
-//! that file. Exits non-zero when an artifact fails or is missing.
+//! that file (`--times target/cross/build-times.tsv` adds each key's last build time). Exits
+//! non-zero when an artifact fails or is missing (`--allow-missing`: only when one fails).
 use object::read::elf::ElfFile64;
 use object::read::macho::{LoadCommandVariant, MachOFile64};
 use object::{Architecture, BinaryFormat, Endianness, Object};
@@ -317,6 +318,8 @@ pub struct Row {
     /// `None`: no binary; `Some(Err)`: it could not be read or parsed.
     pub facts: Option<Result<Facts, String>>,
     pub problems: Vec<String>,
+    /// The last build's wall time (scripts/build-platforms.sh's `target/cross/build-times.tsv`).
+    pub build_secs: Option<u64>,
 }
 
 impl Row {
@@ -372,14 +375,15 @@ impl Row {
 /// The markdown table of all rows.
 pub fn render_table(rows: &[Row]) -> String {
     let mut s = String::from(
-        "| key | format, arch | size | `napi_register_module_v1` | dynamic dependencies | floor | checks |\n|---|---|---|---|---|---|---|\n",
+        "| key | format, arch | size | `napi_register_module_v1` | dynamic dependencies | floor | checks | build |\n|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
+        let build = r.build_secs.map_or("—".to_string(), |s| format!("{s} s"));
         let line = match &r.facts {
-            None => format!("| {} | — | — | — | — | — | not built |\n", r.key),
-            Some(Err(e)) => format!("| {} | — | — | — | — | — | FAIL: {e} |\n", r.key),
+            None => format!("| {} | — | — | — | — | — | not built | — |\n", r.key),
+            Some(Err(e)) => format!("| {} | — | — | — | — | — | FAIL: {e} | {build} |\n", r.key),
             Some(Ok(f)) => format!(
-                "| {} | {} {} | {} KiB | {} | {} | {} | {} |\n",
+                "| {} | {} {} | {} KiB | {} | {} | {} | {} | {build} |\n",
                 r.key,
                 format_name(f.format),
                 arch_name(f.arch),
@@ -430,6 +434,7 @@ pub fn check(dir: &Path, key: &str) -> Row {
             key: key.into(),
             facts: Some(Err(format!("unknown key {key}"))),
             problems: vec![],
+            build_secs: None,
         };
     };
     let facts = match std::fs::read(&path) {
@@ -445,29 +450,53 @@ pub fn check(dir: &Path, key: &str) -> Row {
         key: key.into(),
         facts,
         problems,
+        build_secs: None,
     }
 }
 
-/// The subcommand: `check-artifacts <dir> [--doc FILE] [--allow-missing] [key ...]`.
+/// `key<TAB>seconds<TAB>date` lines → the seconds for `key` (the last line wins).
+pub fn build_time(tsv: &str, key: &str) -> Option<u64> {
+    tsv.lines()
+        .filter_map(|l| {
+            let mut f = l.split('\t');
+            (f.next()? == key).then(|| f.next()?.parse().ok())?
+        })
+        .last()
+}
+
+/// The subcommand: `check-artifacts <dir> [--doc FILE] [--times TSV] [--allow-missing] [key ...]`.
 pub fn run(args: &[String]) -> Result<bool, String> {
     let mut dir = None;
     let mut doc = None;
     let mut allow_missing = false;
+    let mut times = None;
     let mut keys = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--doc" => doc = Some(it.next().ok_or("--doc needs a file")?.clone()),
             "--allow-missing" => allow_missing = true,
+            "--times" => times = Some(it.next().ok_or("--times needs a file")?.clone()),
             _ if dir.is_none() => dir = Some(a.clone()),
             _ => keys.push(a.clone()),
         }
     }
-    let dir = dir.ok_or("usage: check-artifacts <dir> [--doc FILE] [--allow-missing] [key ...]")?;
+    let dir = dir.ok_or(
+        "usage: check-artifacts <dir> [--doc FILE] [--times TSV] [--allow-missing] [key ...]",
+    )?;
     if keys.is_empty() {
         keys = KEYS.iter().map(|k| k.to_string()).collect();
     }
-    let rows: Vec<Row> = keys.iter().map(|k| check(Path::new(&dir), k)).collect();
+    let tsv = times
+        .and_then(|t| std::fs::read_to_string(t).ok())
+        .unwrap_or_default();
+    let rows: Vec<Row> = keys
+        .iter()
+        .map(|k| Row {
+            build_secs: build_time(&tsv, k),
+            ..check(Path::new(&dir), k)
+        })
+        .collect();
     for r in &rows {
         println!("{}", r.line());
     }
@@ -631,23 +660,35 @@ mod tests {
                     Some((2, 17)),
                 ))),
                 problems: vec![],
+                build_secs: Some(143),
             },
             Row {
                 key: "darwin-x64".into(),
                 facts: None,
                 problems: vec![],
+                build_secs: None,
             },
         ];
         assert!(rows[0].ok() && !rows[1].ok());
         let t = render_table(&rows);
-        assert!(t.contains("| linux-x64-gnu | ELF x86-64 | 2 KiB | exported | `libc.so.6` | GLIBC_2.17 | pass |"), "{t}");
-        assert!(t.contains("| darwin-x64 | — | — | — | — | — | not built |"));
+        assert!(t.contains("| linux-x64-gnu | ELF x86-64 | 2 KiB | exported | `libc.so.6` | GLIBC_2.17 | pass | 143 s |"), "{t}");
+        assert!(t.contains("| darwin-x64 | — | — | — | — | — | not built | — |"));
         assert!(rows[1].line().contains("MISSING"));
         let doc = format!("# A\n{BEGIN}\nold\n{END}\ntail\n");
         let out = splice(&doc, "new\n").unwrap();
         assert_eq!(out, format!("# A\n{BEGIN}\nnew\n{END}\ntail\n"));
         assert_eq!(splice(&out, "new\n").unwrap(), out, "idempotent");
         assert!(splice("no markers", "x").is_err());
+    }
+
+    #[test]
+    fn build_times_read_the_last_line_per_key() {
+        let tsv =
+            "linux-x64-gnu\t143\t2026-12-02T02:40:00Z\ndarwin-x64\t219\tx\nlinux-x64-gnu\t150\ty\n";
+        assert_eq!(build_time(tsv, "linux-x64-gnu"), Some(150));
+        assert_eq!(build_time(tsv, "darwin-x64"), Some(219));
+        assert_eq!(build_time(tsv, "darwin-arm64"), None);
+        assert_eq!(build_time("garbage", "darwin-x64"), None);
     }
 
     #[test]
