@@ -156,6 +156,8 @@ pub struct Facts {
     pub glibc_max: Option<(u32, u32)>,
     /// Lowest OS version the binary runs on (Mach-O `LC_BUILD_VERSION` minos), as "x.y".
     pub min_os: Option<String>,
+    /// Mach-O: an `LC_CODE_SIGNATURE` (ad-hoc) is present; arm64 macOS refuses unsigned code.
+    pub code_signed: bool,
     pub size: u64,
 }
 
@@ -198,7 +200,7 @@ pub fn inspect(data: &[u8]) -> Result<Facts, String> {
     }
     match file.format() {
         BinaryFormat::Elf => facts.glibc_max = elf_glibc_max(data)?,
-        BinaryFormat::MachO => facts.min_os = macho_min_os(data)?,
+        BinaryFormat::MachO => (facts.min_os, facts.code_signed) = macho_info(data)?,
         _ => {}
     }
     Ok(facts)
@@ -229,23 +231,24 @@ fn elf_glibc_max(data: &[u8]) -> Result<Option<(u32, u32)>, String> {
     Ok(max)
 }
 
-fn macho_min_os(data: &[u8]) -> Result<Option<String>, String> {
+fn macho_info(data: &[u8]) -> Result<(Option<String>, bool), String> {
     let macho = MachOFile64::<Endianness>::parse(data).map_err(|e| format!("Mach-O: {e}"))?;
     let endian = macho.endian();
     let mut commands = macho.macho_load_commands().map_err(|e| e.to_string())?;
+    let mut min_os = None;
+    let mut signed = false;
     while let Some(cmd) = commands.next().map_err(|e| e.to_string())? {
+        signed |= cmd.cmd() == object::macho::LC_CODE_SIGNATURE;
         let version = match cmd.variant().map_err(|e| e.to_string())? {
             LoadCommandVariant::BuildVersion(b, _) => b.minos.get(endian),
             LoadCommandVariant::VersionMin(v) => v.version.get(endian),
             _ => continue,
         };
-        return Ok(Some(macho_version(
-            version.major(),
-            version.minor(),
-            version.update(),
-        )));
+        min_os.get_or_insert_with(|| {
+            macho_version(version.major(), version.minor(), version.update())
+        });
     }
-    Ok(None)
+    Ok((min_os, signed))
 }
 
 /// A Mach-O X.Y.Z version as text; the patch is shown only when non-zero.
@@ -279,6 +282,10 @@ pub fn problems(expect: &Expect, facts: &Facts) -> Vec<String> {
         if !allowed_dependency(expect.system, dep) {
             out.push(format!("dependency {dep} not allowed"));
         }
+    }
+    if expect.system == System::MacOs && expect.arch == Architecture::Aarch64 && !facts.code_signed
+    {
+        out.push("no code signature (arm64 macOS kills unsigned code)".into());
     }
     match (expect.system, facts.glibc_max) {
         (System::Glibc, Some(v)) if v > GLIBC_FLOOR => out.push(format!(
@@ -331,6 +338,7 @@ impl Row {
     fn floor(f: &Facts) -> String {
         match (f.glibc_max, &f.min_os) {
             (Some((a, b)), _) => format!("GLIBC_{a}.{b}"),
+            (None, Some(m)) if f.code_signed => format!("macOS {m}, ad-hoc signed"),
             (None, Some(m)) => format!("macOS {m}"),
             _ => "—".into(),
         }
@@ -456,12 +464,10 @@ pub fn check(dir: &Path, key: &str) -> Row {
 
 /// `key<TAB>seconds<TAB>date` lines → the seconds for `key` (the last line wins).
 pub fn build_time(tsv: &str, key: &str) -> Option<u64> {
-    tsv.lines()
-        .filter_map(|l| {
-            let mut f = l.split('\t');
-            (f.next()? == key).then(|| f.next()?.parse().ok())?
-        })
-        .last()
+    tsv.lines().rev().find_map(|l| {
+        let mut f = l.split('\t');
+        (f.next()? == key).then(|| f.next()?.parse().ok())?
+    })
 }
 
 /// The subcommand: `check-artifacts <dir> [--doc FILE] [--times TSV] [--allow-missing] [key ...]`.
@@ -502,7 +508,7 @@ pub fn run(args: &[String]) -> Result<bool, String> {
     }
     let failed = rows
         .iter()
-        .filter(|r| !r.ok() && !(allow_missing && r.facts.is_none()))
+        .filter(|r| !(r.ok() || allow_missing && r.facts.is_none()))
         .count();
     let checked = rows.iter().filter(|r| r.facts.is_some()).count();
     println!(
@@ -536,6 +542,7 @@ mod tests {
             dependencies: deps.iter().map(|d| d.to_string()).collect(),
             glibc_max: glibc,
             min_os: None,
+            code_signed: false,
             size: 2048,
         }
     }
@@ -632,12 +639,24 @@ mod tests {
             1
         );
         let mac = expected("darwin-arm64").unwrap();
+        let mut elf = facts(BinaryFormat::Elf, Architecture::Aarch64, &[], None);
+        elf.code_signed = true;
         assert_eq!(
-            problems(
-                &mac,
-                &facts(BinaryFormat::Elf, Architecture::Aarch64, &[], None)
-            ),
+            problems(&mac, &elf),
             vec!["format Some(Elf), want MachO".to_string()]
+        );
+        let unsigned = facts(
+            BinaryFormat::MachO,
+            Architecture::Aarch64,
+            &["/usr/lib/libSystem.B.dylib"],
+            None,
+        );
+        assert_eq!(problems(&mac, &unsigned).len(), 1);
+        let mac_x64 = expected("darwin-x64").unwrap();
+        let x64 = facts(BinaryFormat::MachO, Architecture::X86_64, &[], None);
+        assert!(
+            problems(&mac_x64, &x64).is_empty(),
+            "x64 macOS runs unsigned code"
         );
     }
 
