@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # One-time, idempotent machine set-up: the wasm32 target, rustfmt and clippy, npm packages (from the lockfile) and
-# Debian's Chromium for the browser tests (skipped when HOROSVEC_NO_BROWSER=1).
+# Debian's Chromium for the browser tests (skipped when HOROSVEC_NO_BROWSER=1); the arm64 cross
+# build and qemu run's toolchain (scripts/setup-cross.sh --arm64-only; skipped when
+# HOROSVEC_NO_CROSS=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
@@ -19,4 +21,7 @@ if [ "${HOROSVEC_NO_BROWSER:-0}" != 1 ] && [ ! -x /usr/bin/chromium ]; then
   else
     echo "setup: /usr/bin/chromium is missing; install Debian's chromium package (browser tests need it)" >&2
   fi
+fi
+if [ "${HOROSVEC_NO_CROSS:-0}" != 1 ]; then
+  bash scripts/setup-cross.sh --arm64-only
 fi

@@ -3,8 +3,9 @@
 # core/src's structure rules, scripts/check-structure.mjs: no module cycle, no file above 400
 # lines but kernels; clippy with -D warnings natively and for wasm32, the lints of
 # [workspace.lints]; rustdoc without warnings); the Rust tests; both builds; the typings; the JS
-# contract tests on both backends; the browser tests in headless Chromium; the ecosystem matrix
-# (tests-js/ecosystem/run.mjs: the packed tarballs in fresh projects).
+# contract tests on both backends; the linux-arm64-gnu cross build and its contract tests under
+# qemu (HOROSVEC_NO_CROSS=1 skips it); the browser tests in headless Chromium; the ecosystem
+# matrix (tests-js/ecosystem/run.mjs: the packed tarballs in fresh projects).
 # Each runner prints a closing line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,15 @@ RUSTDOCFLAGS='-D warnings' t cargo doc -p horosvec-core --features durable --no-
 t cargo test -p horosvec-core --release --features durable || fail=1
 t bash scripts/build-native.sh || exit 1
 t bash scripts/build-wasm.sh || exit 1
+if [ "${HOROSVEC_NO_CROSS:-0}" != 1 ]; then
+  # linux-arm64-gnu cross-built with zig (glibc 2.28 floor), checked, and its contract and durable
+  # tests run on an arm64 Node under qemu-user (docs/platforms.md; the other keys:
+  # npm run test:platforms)
+  t bash scripts/build-platforms.sh linux-arm64-gnu || fail=1
+  t cargo test -q -p xtask || fail=1
+  t cargo run -q -p xtask -- check-artifacts npm/platforms linux-arm64-gnu || fail=1
+  t bash scripts/test-platforms.sh --arm64-only || fail=1
+fi
 t npx tsc -p tsconfig.json || fail=1
 t npx tsc -p tsconfig.llamaindex.json || fail=1
 mkdir -p target

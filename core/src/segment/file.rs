@@ -39,7 +39,11 @@ impl Backing for MmapBacking {
     }
 
     fn will_need(&self, offset: usize, len: usize) {
+        // madvise exists on Unix only; elsewhere (Windows) the hint is skipped.
+        #[cfg(unix)]
         let _ = self.0.advise_range(memmap2::Advice::WillNeed, offset, len);
+        #[cfg(not(unix))]
+        let _ = (offset, len);
     }
 }
 
@@ -85,6 +89,11 @@ pub fn write_segment_file(
 /// # Errors
 /// `HV_IO`.
 pub fn sync_dir(dir: &Path) -> Result<()> {
+    // Windows cannot open a directory as a file (`Access denied`) and has no directory fsync:
+    // NTFS journals the names a rename or create changes, so there is nothing to sync there.
+    if cfg!(not(unix)) {
+        return Ok(());
+    }
     File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(io(dir, "cannot sync directory"))
@@ -141,13 +150,17 @@ pub fn open_segment_file(
     // random: without advice every page fault there reads the device's whole readahead window
     // around the page (8 MiB on some disks), which made the first search after a cold open of a
     // million rows take half a second. Exact scans read `vectors` through the first mapping,
-    // which keeps the kernel's readahead. Only hints: a failure changes speed, not results.
-    for r in seg.hot_regions() {
-        let _ = mapped
-            .0
-            .advise_range(memmap2::Advice::Random, r.offset(), r.len());
+    // which keeps the kernel's readahead. Only hints: a failure changes speed, not results
+    // (Unix only: Windows has no madvise).
+    #[cfg(unix)]
+    {
+        for r in seg.hot_regions() {
+            let _ = mapped
+                .0
+                .advise_range(memmap2::Advice::Random, r.offset(), r.len());
+        }
+        let _ = rows_map.advise(memmap2::Advice::Random);
     }
-    let _ = rows_map.advise(memmap2::Advice::Random);
     let seg = seg.with_rerank_backing(Arc::new(MmapBacking(rows_map)))?;
     // cold until `warm_up` has read the hot regions in
     seg.index().set_cold(!just_written);
