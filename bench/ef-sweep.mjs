@@ -22,6 +22,7 @@ import os from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { efList, intArg, numArg } from '../npm/cli/args.js';
 import { coded, parseArgsMessage, printError, UsageError } from '../npm/cli/errors.js';
 import { DATASETS, readVectorFiles } from './datasets.mjs';
 import { ENGINES as ENGINE_TABLE } from './lib/engines.mjs';
@@ -105,33 +106,6 @@ export { UsageError };
 
 // ---- argument parsing -----------------------------------------------------------------------
 
-function intArg(values, name, def, min, max = Number.MAX_SAFE_INTEGER) {
-  const raw = values[name];
-  if (raw === undefined) return def;
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < min || Number(raw) > max) {
-    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return Number(raw);
-}
-
-function numArg(values, name, def, min, max) {
-  const raw = values[name];
-  if (raw === undefined) return def;
-  const x = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(x) || x < min || x > max) throw new UsageError(`--${name} must be a number from ${min} to ${max}, got "${raw}"`);
-  return x;
-}
-
-function efListArg(raw) {
-  if (raw === undefined) return DEFAULT_EFS.slice();
-  const out = [];
-  for (const p of raw.split(',').map((x) => x.trim())) {
-    if (!/^\d+$/.test(p) || Number(p) < 1 || Number(p) > 100_000) throw new UsageError(`--ef must be a comma-separated list of integers from 1 to 100000, got "${raw}"`);
-    if (!out.includes(Number(p))) out.push(Number(p));
-  }
-  return out;
-}
-
 const INDEX_FLAGS = ['R', 'L', 'alpha', 'passes', 'bits'];
 const HNSW_FLAGS = ['M', 'efConstruction'];
 const STRING_FLAGS = ['dataset', 'base', 'queries', 'gt', 'metric', 'k', 'n', 'nq', 'batch', 'warmup', 'seconds', 'engine', 'index', ...INDEX_FLAGS, 'seed', ...HNSW_FLAGS, 'ef'];
@@ -161,7 +135,7 @@ function parseBench(args) {
     dataset: values.dataset,
     engine: values.engine ?? 'horosvec',
     index: values.index ?? null,
-    efs: efListArg(values.ef),
+    efs: efList(values.ef, DEFAULT_EFS),
     seed: intArg(values, 'seed', INDEX_DEFAULTS.seed, 0, 0xffff_ffff),
   };
   if (!ENGINES.includes(opts.engine)) throw new UsageError(`unknown --engine "${opts.engine}" (expected one of ${ENGINES.join(', ')})`);

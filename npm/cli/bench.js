@@ -15,6 +15,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { coded, parseArgsMessage, printError, UsageError } from './errors.js';
+import { efList, intArg, numArg } from './args.js';
 import { exactTopK } from './groundtruth.js';
 import { readVecs } from './vecs.js';
 
@@ -75,33 +76,6 @@ ${USAGE}
 
 // ---- arguments --------------------------------------------------------------------------------
 
-function intArg(values, name, def, min, max = Number.MAX_SAFE_INTEGER) {
-  const raw = values[name];
-  if (raw === undefined) return def;
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < min || Number(raw) > max) {
-    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return Number(raw);
-}
-
-function numArg(values, name, def, min, max) {
-  const raw = values[name];
-  if (raw === undefined) return def;
-  const x = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(x) || x < min || x > max) throw new UsageError(`--${name} must be a number from ${min} to ${max}, got "${raw}"`);
-  return x;
-}
-
-function efList(raw) {
-  if (raw === undefined) return DEFAULT_EFS.slice();
-  const out = [];
-  for (const p of raw.split(',').map((x) => x.trim())) {
-    if (!/^\d+$/.test(p) || Number(p) < 1 || Number(p) > 100_000) throw new UsageError(`--ef must be a comma-separated list of integers from 1 to 100000, got "${raw}"`);
-    if (!out.includes(Number(p))) out.push(Number(p));
-  }
-  return out;
-}
-
 const STRINGS = ['dataset', 'base', 'queries', 'groundtruth', 'metric', 'k', 'n', 'nq', 'ef', 'R', 'L', 'alpha', 'passes', 'bits', 'seed', 'batch', 'seconds', 'warmup'];
 
 export function parseBench(args) {
@@ -117,7 +91,7 @@ export function parseBench(args) {
     k: intArg(values, 'k', 10, 1, 10_000),
     n: intArg(values, 'n', null, 1),
     nq: intArg(values, 'nq', null, 1),
-    efs: efList(values.ef),
+    efs: efList(values.ef, DEFAULT_EFS),
     R: intArg(values, 'R', INDEX_DEFAULTS.R, 1, 4096),
     L: intArg(values, 'L', INDEX_DEFAULTS.L, 1, 100_000),
     alpha: numArg(values, 'alpha', INDEX_DEFAULTS.alpha, 1, 4),
