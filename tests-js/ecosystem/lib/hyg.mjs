@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { hostKey } from '../project.mjs';
 
 /** Runs `cmd args` in `cwd`; returns stdout; throws with stdout+stderr on failure. */
 export function sh(cmd, args, cwd, env = {}) {
@@ -16,14 +17,16 @@ export function sh(cmd, args, cwd, env = {}) {
 
 /**
  * A project `dir` (created) with `package.json` `pkg`, horosvec installed from the tarballs
- * (main and every platform package: npm picks the matching one), with (when `typescript`)
+ * (the main one and this host's platform package, as npm would fetch them), with (when `typescript`)
  * `@types/node` and the packages of `link` linked from the repository's node_modules.
  */
 export function project(ctx, dir, pkg, { typescript = false, link = [] } = {}) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'hv-eco-case', version: '1.0.0', private: true, ...pkg }, null, 2));
-  const tarballs = [ctx.tarballs.main, ...Object.values(ctx.tarballs.platforms ?? {})];
-  sh('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-save', '--offline', ...tarballs], dir);
+  // a foreign platform's tarball named on the command line is an EBADPLATFORM error, not a skip
+  const host = ctx.tarballs.platforms?.[hostKey()];
+  const tarballs = [ctx.tarballs.main, ...(host ? [host] : [])];
+  sh('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-save', '--prefer-offline', ...tarballs], dir);
   if (typescript) {
     mkdirSync(join(dir, 'node_modules', '@types'), { recursive: true });
     symlinkSync(join(ctx.root, 'node_modules', '@types', 'node'), join(dir, 'node_modules', '@types', 'node'));
