@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { hostKey } from '../project.mjs';
 
 /** Runs `cmd args` in `cwd`; returns stdout; throws with stdout+stderr on failure. */
 export function sh(cmd, args, cwd, env = {}) {
@@ -16,13 +17,16 @@ export function sh(cmd, args, cwd, env = {}) {
 
 /**
  * A project `dir` (created) with `package.json` `pkg`, horosvec installed from the tarballs
- * (main and every platform package: npm picks the matching one), with (when `typescript`)
+ * (main and this host's platform package when packed: npm refuses, EBADPLATFORM, a foreign
+ * platform's tarball named on its command line), with (when `typescript`)
  * `@types/node` and the packages of `link` linked from the repository's node_modules.
  */
 export function project(ctx, dir, pkg, { typescript = false, link = [] } = {}) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'hv-eco-case', version: '1.0.0', private: true, ...pkg }, null, 2));
-  const tarballs = [ctx.tarballs.main, ...Object.values(ctx.tarballs.platforms ?? {})];
+  const tarballs = [ctx.tarballs.main];
+  const platform = ctx.tarballs.platforms?.[hostKey()];
+  if (platform) tarballs.push(platform);
   sh('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-save', '--offline', ...tarballs], dir);
   if (typescript) {
     mkdirSync(join(dir, 'node_modules', '@types'), { recursive: true });
