@@ -156,6 +156,13 @@ describe('horosvec bench on the user\'s files', () => {
       expect(r.stderr, args.join(' ')).toMatch(USAGE);
       expect(r.stdout).toBe('');
     }
+    // a negative value: parseArgs's hint about --opt=-value is kept
+    const neg = run(['--dataset', 'sample', '--ef', '-5']);
+    expect(neg.status).toBe(2);
+    expect(neg.stderr).toMatch(/^horosvec: Option '--ef' argument is ambiguous\. To specify an option argument starting with a dash use '--ef=-XYZ'\.\nusage: /);
+    const eq = run(['--dataset', 'sample', '--ef=-5']);
+    expect(eq.status).toBe(2);
+    expect(eq.stderr).toMatch(/^horosvec: --ef must be a comma-separated list of integers from 1 to 100000, got "-5"\n/);
   });
 
   it('data errors exit with code 1 and their code', () => {
