@@ -295,7 +295,8 @@ export interface CreateOptions {
   metric?: Metric;
 }
 
-export interface SearchOptions {
+/** `I`: the collection's id type (`Collection<M, I>`), which `ids` takes. */
+export interface SearchOptions<I extends Id = Id> {
   /** How many nearest records to return: a positive integer (else `HV_INVALID_ARGUMENT`). Larger than the collection returns every record. */
   k: number;
   /** Whether hits carry the record's metadata (default `true`; must be a boolean). */
@@ -328,7 +329,7 @@ export interface SearchOptions {
    * An allow-list: only records with these ids (unknown ids are ignored). With `filter`, a record
    * must be in the list and match. At most 2²⁷ ids.
    */
-  ids?: ReadonlyArray<Id>;
+  ids?: ReadonlyArray<I>;
 }
 
 /**
@@ -571,16 +572,16 @@ export declare class Collection<M = Metadata, I extends Id = Id> {
    * @throws `HV_INVALID_ARGUMENT` (bad `k`, bad filter or ids, an unknown option name),
    * `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR`, `HV_CLOSED`.
    */
-  search(query: Vector, options: SearchOptions): Promise<SearchHit<M, I>[]>;
+  search(query: Vector, options: SearchOptions<I>): Promise<SearchHit<M, I>[]>;
   /** As `search`, on the calling thread. */
-  searchSync(query: Vector, options: SearchOptions): SearchHit<M, I>[];
+  searchSync(query: Vector, options: SearchOptions<I>): SearchHit<M, I>[];
   /**
    * Search for several queries at once (a flat `n × dim` array or an array of vectors); one
    * result list per query, in order, with the same options and code path as `search` (exact
    * without an index or with `exact: true`, else through the index). Exact batches read each
    * stored row once per chunk of queries; indexed ones run the queries in parallel natively.
    */
-  searchBatch(queries: VectorBatch, options: SearchOptions): Promise<SearchHit<M, I>[][]>;
+  searchBatch(queries: VectorBatch, options: SearchOptions<I>): Promise<SearchHit<M, I>[][]>;
 
   /**
    * Builds (or rebuilds) the approximate index over the current records. Searches go on while it

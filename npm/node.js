@@ -5,12 +5,12 @@
 // (lib/platform.js). No top-level await, so `require('horosvec')` works from CommonJS too.
 // HOROSVEC_FORCE_WASM=1 (or true) forces wasm. Reading the environment never throws (Deno
 // without --allow-env reads nothing).
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeApi } from './lib/collection.js';
 import { hvError } from './lib/errors.js';
-import { binaryName, explainFailure, granted, hostInfo, hostKey, isTruthy, loadNative, readEnv, unsupportedMessage } from './lib/platform.js';
+import { binaryName, explainFailure, granted, hostInfo, hostKey, isTruthy, loadNative, readEnv, truncatedElf, unsupportedMessage } from './lib/platform.js';
 import { loadWasm } from './lib/wasm-raw-node.js';
 
 // Server bundles: `createRequire` comes from process.getBuiltinModule, not an import, so webpack
@@ -39,7 +39,22 @@ function load() {
         return false;
       }
     };
-    let r = loadNative(host, devPath, { exists, require, resolve: require.resolve });
+    // a truncated addon would kill the process in dlopen (SIGBUS): refused with its reason
+    const check = (p) => {
+      try {
+        if (!granted({ name: 'read', path: p })) return null;
+        const fd = openSync(p, 'r');
+        try {
+          const header = new Uint8Array(64);
+          return truncatedElf(header.subarray(0, readSync(fd, header, 0, 64, 0)), fstatSync(fd).size);
+        } finally {
+          closeSync(fd);
+        }
+      } catch {
+        return null;
+      }
+    };
+    let r = loadNative(host, devPath, { exists, require, resolve: require.resolve, check });
     if (r.binding) {
       if (debug) console.warn(`horosvec: using the native addon (${r.from})`);
       return makeApi(r.binding, { reason: null });

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `node scripts/pack.mjs --out DIR`: the release tarballs. Packs the main package `horosvec`
-// (npm/ as its `files` list says, with the optional platform packages added to its manifest:
+// `node scripts/pack.mjs --out DIR`: the release tarballs. Runs scripts/prepack.mjs, then packs
+// the main package `horosvec` (npm/ as its `files` list says, with the optional platform packages added to its manifest:
 // scripts/platforms.mjs) and every platform package npm/platforms/<key>/ that holds its binary
 // (the host's is copied from npm/native/ when that dir lacks it: scripts/build-native.sh writes
 // there), with `npm pack`, into DIR, and prints their paths one per line, main first.
@@ -29,6 +29,16 @@ if (!values.out) {
 }
 const out = resolve(values.out);
 mkdirSync(out, { recursive: true });
+
+// npm/package.json's prepack first (README.md, LICENSE and sample/ into npm/, the .d.cts check):
+// the staged copy is packed with --ignore-scripts (its `node ../scripts/prepack.mjs` would not
+// resolve there), so without this a fresh checkout's tarball had no README, LICENSE or sample,
+// and an older checkout's had stale ones.
+const prep = spawnSync(process.execPath, [join(npmDir, '..', 'scripts', 'prepack.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] });
+if (prep.status !== 0) {
+  console.error(`pack: scripts/prepack.mjs failed (exit ${prep.status})`);
+  process.exit(1);
+}
 
 // The main package from a staged copy: the manifest as published, no binary, no platform dirs.
 const stage = mkdtempSync(join(tmpdir(), 'horosvec-pack-'));

@@ -2,7 +2,7 @@
 // shipped sample (npm/sample/ once packed, else data/sample's same prefix) and on the user's own
 // vector files. Checks the records and the exit codes, never speed.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdtempSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -156,6 +156,13 @@ describe('horosvec bench on the user\'s files', () => {
       expect(r.stderr, args.join(' ')).toMatch(USAGE);
       expect(r.stdout).toBe('');
     }
+    // a negative value: parseArgs's hint about --opt=-value is kept
+    const neg = run(['--dataset', 'sample', '--ef', '-5']);
+    expect(neg.status).toBe(2);
+    expect(neg.stderr).toMatch(/^horosvec: Option '--ef' argument is ambiguous\. To specify an option argument starting with a dash use '--ef=-XYZ'\.\nusage: /);
+    const eq = run(['--dataset', 'sample', '--ef=-5']);
+    expect(eq.status).toBe(2);
+    expect(eq.stderr).toMatch(/^horosvec: --ef must be a comma-separated list of integers from 1 to 100000, got "-5"\n/);
   });
 
   it('data errors exit with code 1 and their code', () => {
@@ -171,6 +178,21 @@ describe('horosvec bench on the user\'s files', () => {
       const r = run(args);
       expect(r.status, args.join(' ')).toBe(1);
       expect(r.stderr, args.join(' ')).toMatch(want);
+    }
+  });
+
+  it.runIf(existsSync('/dev/full'))('an unwritable output (stdout on /dev/full) is HV_IO with exit code 1, not a stack trace', () => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.HOROSVEC_FORCE_WASM;
+    delete env.HOROSVEC_DEBUG;
+    const full = openSync('/dev/full', 'w');
+    try {
+      const r = spawnSync(process.execPath, [CLI, 'bench', '--base', p('base.fvecs'), '--queries', p('queries.fvecs'), '--no-index', '--json', ...FAST], { cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', full, 'pipe'] });
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/^horosvec: HV_IO: cannot write the output: ENOSPC/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      closeSync(full);
     }
   });
 

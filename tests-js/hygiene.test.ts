@@ -123,6 +123,25 @@ describe('HorosvecError', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('bundled by esbuild, the class keeps its name (stack traces and util.inspect say HorosvecError) and instanceof still works', async () => {
+    const { build } = await import('esbuild');
+    const r = await build({ entryPoints: [join(NPM, 'lib/errors.js')], bundle: true, write: false, format: 'esm', platform: 'node', logLevel: 'silent' });
+    const dir = mkdtempSync(join(tmpdir(), 'hv-errbundle-'));
+    try {
+      writeFileSync(join(dir, 'errors.mjs'), r.outputFiles[0].text);
+      const b = (await import(pathToFileURL(join(dir, 'errors.mjs')).href)) as { HorosvecError: { name: string }; hvError(code: string, m: string): Error };
+      const e = b.hvError('HV_IO', 'bundled');
+      expect(b.HorosvecError.name).toBe('HorosvecError');
+      expect(e.constructor.name).toBe('HorosvecError');
+      expect(e.stack!.split('\n')[0]).toBe('HorosvecError: HV_IO: bundled');
+      expect(e).toBeInstanceOf(b.HorosvecError);
+      expect(e).toBeInstanceOf(backends[0][1].HorosvecError);
+      expect(new Error('x')).not.toBeInstanceOf(b.HorosvecError);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('CommonJS typings', () => {

@@ -10,13 +10,14 @@ import * as platform from '../npm/lib/platform.js';
 import { platformManifest, publishManifest } from '../scripts/platforms.mjs';
 
 type Host = { platform: string; arch: string; libc?: string | null; glibcVersion?: string | null };
-type Io = { exists(p: string): boolean; require(s: string): unknown; resolve(s: string): string };
+type Io = { exists(p: string): boolean; require(s: string): unknown; resolve(s: string): string; check?(p: string): string | null };
 type Loaded = { binding: unknown; from?: string; kind?: string; reason?: string };
 const p = platform as {
   PLATFORMS: Record<string, { target: string; os: string; cpu: string; libc?: string; glibcFloor?: string }>;
   hostKey(h: Host): string;
   prebuiltFor(h: Host): { key: string; pkg: string | null; kind?: string; reason?: string };
   loadNative(h: Host, devPath: string | null, io: Io): Loaded;
+  truncatedElf(header: Uint8Array, size: number): string | null;
   hostInfo(proc: unknown, readFile?: (p: string) => string, allowed?: (d: object) => boolean, opts?: { quick?: boolean }): Host;
   isTruthy(v: unknown): boolean;
   readEnv(name: string, proc?: unknown, allowed?: (d: object) => boolean): string | undefined;
@@ -117,6 +118,32 @@ describe('loadNative: the order of attempts and the reason of a fallback', () =>
   it('glibc below the floor: the package is not tried', () => {
     const old = { ...host, glibcVersion: '2.17' };
     expect(p.loadNative(old, null, io([], { '@horosvec/linux-x64-gnu': binding }))).toMatchObject({ binding: null, kind: 'old-glibc' });
+  });
+  it('a truncated addon file is refused before require (dlopen would die of SIGBUS), the checkout build and the package alike', () => {
+    const check = (f: string) => (f.endsWith('.node') ? 'the file is truncated (1000 bytes; its ELF header describes 3760256)' : null);
+    const throwing = { '@horosvec/linux-x64-gnu': new Error('must not be required') };
+    const pkg = { ...io([], throwing), resolve: () => '/nm/@horosvec/linux-x64-gnu/horosvec.linux-x64-gnu.node', check };
+    expect(p.loadNative(host, null, pkg)).toEqual({
+      binding: null,
+      kind: 'load-error',
+      reason: '/nm/@horosvec/linux-x64-gnu/horosvec.linux-x64-gnu.node: the file is truncated (1000 bytes; its ELF header describes 3760256)',
+    });
+    const dev = { ...io(['/dev.node'], { '/dev.node': new Error('must not be required'), '@horosvec/linux-x64-gnu': binding }), check: (f: string) => (f === '/dev.node' ? 'truncated' : null) };
+    expect(p.loadNative(host, '/dev.node', dev)).toEqual({ binding, from: '@horosvec/linux-x64-gnu' });
+  });
+  it('truncatedElf: a real addon passes whole and fails one byte short; anything not ELF64 is left to dlopen', () => {
+    const bin = join(npmDir, 'native', 'horosvec.linux-x64-gnu.node');
+    const elf = existsSync(bin) ? readFileSync(bin) : null;
+    if (elf) {
+      expect(p.truncatedElf(elf.subarray(0, 64), elf.length)).toBeNull();
+      expect(p.truncatedElf(elf.subarray(0, 64), elf.length - 1)).toMatch(/^the file is truncated \(\d+ bytes; its ELF header describes \d+\)$/);
+      expect(p.truncatedElf(elf.subarray(0, 64), 1000)).toMatch(/truncated \(1000 bytes/);
+    }
+    expect(p.truncatedElf(new TextEncoder().encode('hello\n'), 6)).toBeNull();
+    expect(p.truncatedElf(new Uint8Array(64), 64)).toBeNull();
+    const mz = new Uint8Array(64);
+    mz.set([0x4d, 0x5a]);
+    expect(p.truncatedElf(mz, 10)).toBeNull();
   });
   it('every kind has a remedy that is not npm folklore', () => {
     for (const kind of ['forced', 'no-prebuilt', 'old-glibc', 'not-installed', 'permission', 'load-error']) {

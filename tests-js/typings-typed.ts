@@ -28,8 +28,12 @@ export async function numericIds(): Promise<void> {
   await col.add('x', [0, 1]);
   // @ts-expect-error metadata of the wrong shape
   await col.upsert(3, [0, 1], { name: 'c' });
-  const hits = await col.search([0, 1], { k: 1 });
+  const hits = await col.search([0, 1], { k: 1, ids: [1, 2] });
   const id: number = hits[0].id;
+  // @ts-expect-error an allow-list of string ids in a collection of number ids
+  await col.search([0, 1], { k: 1, ids: ['1'] });
+  // @ts-expect-error the same in searchSync
+  col.searchSync([0, 1], { k: 1, ids: ['1'] });
   // @ts-expect-error a number id is not a string
   const asString: string = hits[0].id;
   const title: string | undefined = hits[0].metadata?.title;

@@ -15,9 +15,16 @@ export function coded(code, message) {
   return hvError(code, message);
 }
 
-/** The first line of a node:util parseArgs error, without its hint about positional arguments. */
+/**
+ * The first line of a node:util parseArgs error, without its hint about positional arguments;
+ * for a value starting with a dash (`--ef -5`: "argument is ambiguous"), with parseArgs's own
+ * hint about `--opt=-value`.
+ */
 export function parseArgsMessage(e) {
-  return String(e && e.message).split('\n')[0].replace(/\. To specify a positional argument.*$/, '');
+  const lines = String(e && e.message).split('\n');
+  const first = lines[0].replace(/\. To specify a positional argument.*$/, '');
+  const dash = lines.find((l) => l.startsWith('To specify an option argument starting with a dash'));
+  return /argument is ambiguous/.test(first) && dash ? `${first} ${dash}` : first;
 }
 
 /**

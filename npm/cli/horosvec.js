@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { printError, parseArgsMessage, UsageError } from './errors.js';
+import { coded, printError, parseArgsMessage, UsageError } from './errors.js';
 import { runImport, runExport, IMPORT_USAGE, EXPORT_USAGE } from './graph-io.js';
 
 const PKG_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -88,10 +88,11 @@ async function main(argv) {
   throw new UsageError(`unknown command "${cmd}"`);
 }
 
-// `horosvec bench --json | head`: a closed stdout ends the run quietly
+// `horosvec bench --json | head`: a closed stdout ends the run quietly; any other write error
+// (`> /dev/full`: ENOSPC, a dead terminal: EIO) is a data error (exit 1), not a stack trace
 process.stdout.on('error', (e) => {
   if (e && e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw e;
+  process.exit(printError(coded('HV_IO', `cannot write the output: ${e && e.message !== undefined ? e.message : e}`)));
 });
 
 main(process.argv.slice(2)).then(

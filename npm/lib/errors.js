@@ -25,12 +25,15 @@ export class HorosvecError extends Error {
     super(`${code}: ${message}`, options);
     this.code = code;
   }
-
-  /** `instanceof` also holds for the errors of another copy of the package (same mark). */
-  static [Symbol.hasInstance](e) {
-    return e !== null && typeof e === 'object' && e[BRAND] === true && (this === HorosvecError || Function.prototype[Symbol.hasInstance].call(this, e));
-  }
 }
+// `instanceof` also holds for the errors of another copy of the package (same mark). Defined
+// outside the class body: a self-reference inside it makes esbuild rename the bundled class
+// (`_HorosvecError` in stack traces and util.inspect).
+Object.defineProperty(HorosvecError, Symbol.hasInstance, {
+  value(e) {
+    return e !== null && typeof e === 'object' && e[BRAND] === true && (this === HorosvecError || Function.prototype[Symbol.hasInstance].call(this, e));
+  },
+});
 Object.defineProperty(HorosvecError.prototype, BRAND, { value: true });
 Object.defineProperty(HorosvecError.prototype, 'name', { value: 'HorosvecError', writable: true, configurable: true });
 

@@ -66,15 +66,36 @@ export function firstLine(e) {
 const isPermissionError = (e) => e !== null && typeof e === 'object' && (e.name === 'NotCapable' || e.name === 'PermissionDenied');
 
 /**
+ * Why an addon file cannot be loaded safely, or null: a 64-bit ELF file (Linux) shorter than its
+ * header says (its section header table ends past the end of the file). dlopen maps such a
+ * truncated file and the process dies of SIGBUS, so it is refused before `require`. `header` is
+ * the file's first 64 bytes (or fewer), `size` its length; anything else gives null.
+ */
+export function truncatedElf(header, size) {
+  if (header.length < 64 || header[0] !== 0x7f || header[1] !== 0x45 || header[2] !== 0x4c || header[3] !== 0x46) return null;
+  if (header[4] !== 2 || header[5] !== 1) return null; // not ELF64 little-endian: dlopen's own error
+  const v = new DataView(header.buffer, header.byteOffset, header.byteLength);
+  const end = Number(v.getBigUint64(0x28, true)) + v.getUint16(0x3a, true) * v.getUint16(0x3c, true);
+  return end > size ? `the file is truncated (${size} bytes; its ELF header describes ${end})` : null;
+}
+
+/**
  * Loads the native addon: the checkout's build `devPath` if it exists, else the prebuilt package.
- * `io` is `{ exists(path), require(specifier), resolve(specifier) }`. Returns
+ * `io` is `{ exists(path), require(specifier), resolve(specifier), check?(path) }`; `check`
+ * returns why a file must not be loaded (truncatedElf) or null. Returns
  * `{ binding, from }` or `{ binding: null, kind, reason }`, `kind` one of "no-prebuilt",
  * "old-glibc", "not-installed", "permission", "load-error".
  */
 export function loadNative(host, devPath, io) {
   let devFailure = null;
+  // a refused file is a load error with its path, as dlopen's own errors are
+  const refuse = (path) => {
+    const why = io.check ? io.check(path) : null;
+    if (why) throw new Error(`${path}: ${why}`);
+  };
   if (devPath && io.exists(devPath)) {
     try {
+      refuse(devPath);
       return { binding: io.require(devPath), from: devPath };
     } catch (e) {
       devFailure = { binding: null, kind: isPermissionError(e) ? 'permission' : 'load-error', reason: firstLine(e) };
@@ -89,6 +110,13 @@ export function loadNative(host, devPath, io) {
     return devFailure ?? { binding: null, kind: 'not-installed', reason: `${pre.pkg} is not installed (was it skipped with --omit=optional / --no-optional?)` };
   }
   try {
+    let main = null;
+    try {
+      main = io.resolve(pre.pkg);
+    } catch {
+      // no main file: require names it
+    }
+    if (main) refuse(main);
     return { binding: io.require(pre.pkg), from: pre.pkg };
   } catch (e) {
     return { binding: null, kind: isPermissionError(e) ? 'permission' : 'load-error', reason: firstLine(e) };

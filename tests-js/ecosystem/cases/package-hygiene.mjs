@@ -13,6 +13,8 @@ export default async function (ctx) {
     if (!existsSync(join(pkgDir, f))) throw new Error(`the installed package has no ${f}`);
   }
   if (!/^MIT License/.test(readFileSync(join(pkgDir, 'LICENSE'), 'utf8'))) throw new Error('LICENSE is not the MIT licence');
+  // the repository's current README, not a copy left in npm/ by an earlier prepack
+  if (readFileSync(join(pkgDir, 'README.md'), 'utf8') !== readFileSync(join(ctx.root, 'README.md'), 'utf8')) throw new Error("the tarball's README.md is not the repository's README.md (stale npm/README.md: scripts/pack.mjs must run prepack)");
   const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
   if (pkg.repository?.url !== 'git+https://github.com/horosvec/horosvec.git' || pkg.repository?.directory !== 'npm') throw new Error(`repository: ${JSON.stringify(pkg.repository)}`);
   if (!pkg.homepage || !pkg.bugs?.url) throw new Error('no homepage or bugs');

@@ -17,16 +17,17 @@ export function sh(cmd, args, cwd, env = {}) {
 
 /**
  * A project `dir` (created) with `package.json` `pkg`, horosvec installed from the tarballs
- * (the main one and this host's platform package, as npm would fetch them), with (when `typescript`)
+ * (main and this host's platform package when packed: npm refuses, EBADPLATFORM, a foreign
+ * platform's tarball named on its command line), with (when `typescript`)
  * `@types/node` and the packages of `link` linked from the repository's node_modules.
  */
 export function project(ctx, dir, pkg, { typescript = false, link = [] } = {}) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'hv-eco-case', version: '1.0.0', private: true, ...pkg }, null, 2));
-  // a foreign platform's tarball named on the command line is an EBADPLATFORM error, not a skip
-  const host = ctx.tarballs.platforms?.[hostKey()];
-  const tarballs = [ctx.tarballs.main, ...(host ? [host] : [])];
-  sh('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-save', '--prefer-offline', ...tarballs], dir);
+  const tarballs = [ctx.tarballs.main];
+  const platform = ctx.tarballs.platforms?.[hostKey()];
+  if (platform) tarballs.push(platform);
+  sh('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-save', '--offline', ...tarballs], dir);
   if (typescript) {
     mkdirSync(join(dir, 'node_modules', '@types'), { recursive: true });
     symlinkSync(join(ctx.root, 'node_modules', '@types', 'node'), join(dir, 'node_modules', '@types', 'node'));
