@@ -8,7 +8,7 @@ const NAPI_ARG = new Set(['InvalidArg', 'ObjectExpected', 'StringExpected', 'Nam
   'NumberExpected', 'BooleanExpected', 'ArrayExpected', 'BigintExpected', 'DateExpected', 'ArrayBufferExpected']);
 
 /** Codes raised by the JS layer only (not by the core, so not in core/src/error.rs's table). */
-export const JS_ONLY_CODES = Object.freeze(['HV_ALREADY_EXISTS']);
+export const JS_ONLY_CODES = Object.freeze(['HV_ALREADY_EXISTS', 'HV_WORKER_FAILED']);
 
 // Marks horosvec's errors across copies of this module (a bundle that inlined the package twice,
 // `horosvec` beside `horosvec/wasm` from another install): `isHorosvecError` checks the mark.
