@@ -44,9 +44,10 @@ export type ErrorCode =
 
 /**
  * Every code a {@link HorosvecError} can carry: the core's ({@link ErrorCode}, docs/errors.md)
- * and the JS layer's own: `HV_ALREADY_EXISTS` (a {@link Database}'s `createCollection`).
+ * and the JS layer's own: `HV_ALREADY_EXISTS` (a {@link Database}'s `createCollection`) and
+ * `HV_WORKER_FAILED` (`horosvec/worker`: the worker died, or was terminated, before answering).
  */
-export type HorosvecErrorCode = ErrorCode | 'HV_ALREADY_EXISTS';
+export type HorosvecErrorCode = ErrorCode | 'HV_ALREADY_EXISTS' | 'HV_WORKER_FAILED';
 
 /**
  * The class of every error horosvec raises or rejects with, on both backends (and in the

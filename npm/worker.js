@@ -24,4 +24,4 @@ export const isHorosvecError = api.isHorosvecError;
 export const backend = api.backend;
 export const kernel = api.kernel;
 export const version = api.version;
-export default api;
+export default { Collection, openDatabase, terminate, HorosvecError, isHorosvecError, backend, kernel, version };

@@ -17,7 +17,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const SOURCES = ['npm/index.d.ts', 'npm/adapters/langchain.d.ts', 'npm/adapters/llamaindex.d.ts', 'npm/adapters/mastra.d.ts'];
+export const SOURCES = ['npm/index.d.ts', 'npm/worker.d.ts', 'npm/adapters/langchain.d.ts', 'npm/adapters/llamaindex.d.ts', 'npm/adapters/mastra.d.ts'];
 
 /** The .d.cts text for the .d.ts at `src` (relative to the repository root). */
 export function cjsTypings(src) {

@@ -7,6 +7,9 @@
 
 import { hvError, HorosvecError, isHorosvecError } from './errors.js';
 
+/** Tests only: each worker API's `Collection` → { request(msg) (to send test hooks), alive() }. */
+export const rawRequest = new WeakMap();
+
 export function makeWorkerApi(spawn) {
   let worker = null;
   let nextId = 1;
@@ -294,23 +297,18 @@ export function makeWorkerApi(spawn) {
     return request({ op: 'static', name: 'info' });
   }
 
-  const field = (k) => info().then((i) => i[k]);
+  rawRequest.set(WorkerCollection, { request, alive: () => worker !== null });
+  const field = (k) => () => info().then((i) => i[k]);
   return {
     Collection: WorkerCollection,
     openDatabase,
     terminate,
-    // the worker's build: promises (known once the worker has started)
-    get backend() {
-      return field('backend');
-    },
-    get kernel() {
-      return field('kernel');
-    },
-    get version() {
-      return field('version');
-    },
+    // the worker's build, as async functions (known once the worker has started; calling them
+    // starts it)
+    backend: field('backend'),
+    kernel: field('kernel'),
+    version: field('version'),
     HorosvecError,
     isHorosvecError,
-    request,
   };
 }
