@@ -132,6 +132,20 @@ describe.each(['native', 'wasm'] as const)('horosvec/worker over the %s build', 
     await col.close();
   });
 
+  it('aborting the signal mid-build is forwarded: the native build stops with HV_CANCELLED', async () => {
+    const col = await hv.Collection.create({ dim: DIM });
+    const n = name === 'native' ? 40_000 : 3000;
+    await col.add([...Array(n).keys()], randomVectors(n, DIM, 5));
+    const ac = new AbortController();
+    let progressed = 0;
+    const r = await col.buildIndex({ signal: ac.signal, onProgress: () => { progressed++; ac.abort(); } }).then(() => 'done', (e: { code: string }) => e.code);
+    expect(progressed).toBeGreaterThan(0);
+    // wasm builds on the worker's one thread: the cancel message is read only once it has finished
+    if (name === 'native') expect(r).toBe('HV_CANCELLED');
+    else expect(['done', 'HV_CANCELLED']).toContain(r);
+    await col.close();
+  });
+
   it('errors keep their codes: bad dim, NaN, duplicate id, closed handle', async () => {
     await expectCode(hv.Collection.create({ dim: 0 }), 'HV_INVALID_ARGUMENT');
     const col = await hv.Collection.create({ dim: DIM });
