@@ -1,6 +1,7 @@
 // horosvec/worker under Node: the Collection API served by a worker_thread, over the native and
 // the wasm build (HOROSVEC_FORCE_WASM=1 when the worker starts). Contract-style checks, snapshots,
 // transferables, progress, error codes, and a worker that dies with calls pending.
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as hv from 'horosvec/worker';
 import * as native from 'horosvec';
@@ -200,6 +201,27 @@ describe.each(['native', 'wasm'] as const)('horosvec/worker over the %s build', 
     expect(alive()).toBe(true);
     await b.close();
     await expect.poll(() => alive()).toBe(false);
+  });
+});
+
+describe('horosvec/worker typings', () => {
+  const dts = readFileSync(new URL('../npm/worker.d.ts', import.meta.url), 'utf8');
+  it('the entry exports exactly what worker.d.ts declares', () => {
+    const declared = [...dts.matchAll(/^export declare (?:const|class|function) (\w+)/gm)].map((m) => m[1]).filter((n) => n !== 'WorkerCollection');
+    const all = [...declared, 'HorosvecError', 'isHorosvecError'].sort();
+    expect(Object.keys(hv).filter((k) => k !== 'default').sort()).toEqual(all);
+    expect(Object.keys((hv as unknown as { default: object }).default).sort()).toEqual(all);
+  });
+  it('WorkerCollection has every declared member and no undeclared public one', () => {
+    const start = dts.indexOf('export declare class WorkerCollection');
+    const body = dts.slice(start, dts.indexOf('\n}\n', start));
+    const members = [...body.matchAll(/^ {2}(?:static |readonly )?(\w+)[<(:]/gm)].map((m) => m[1]).filter((m) => m !== 'constructor');
+    const statics = [...body.matchAll(/^ {2}static (\w+)/gm)].map((m) => m[1]);
+    const proto = Object.getOwnPropertyNames(hv.Collection.prototype).filter((m) => m !== 'constructor').sort();
+    expect(proto).toEqual(members.filter((m) => !statics.includes(m)).sort());
+    const own = Object.getOwnPropertyNames(hv.Collection).filter((m) => !['length', 'name', 'prototype'].includes(m));
+    expect(own.sort()).toEqual(statics.sort());
+    expect(proto).not.toContain('searchSync');
   });
 });
 
