@@ -17,9 +17,9 @@
  *   (not cloned again) to the worker: the caller's array is never detached and may be reused as
  *   soon as the call returns. `fromBytes(bytes)` copies the bytes the same way. Other inputs
  *   (number arrays, arrays of vectors, metadata, filters) are structured-cloned; a value that
- *   cannot be cloned (a function in metadata) rejects with `HV_INVALID_ARGUMENT`. Results that
- *   are typed arrays (`toBytes()`, `list`'s vectors, `exportGraph()`) are transferred back: they
- *   are the caller's own.
+ *   cannot be cloned (a function in metadata) rejects with `HV_INVALID_ARGUMENT`. Typed-array results
+ *   owning their whole buffer (`toBytes()`'s bytes, `exportGraph()`'s arrays) are transferred
+ *   back, not copied; the rest (`list`'s vector views into one page buffer) are structured-cloned.
  * - `buildIndex({ onProgress, signal })`: progress is forwarded from the worker as messages
  *   (the callback runs on the calling thread; what it throws is ignored); aborting the signal
  *   sends a cancel message. With the wasm build in the worker the build runs on the worker's

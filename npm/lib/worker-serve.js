@@ -7,7 +7,7 @@
 //   out: { id, ok: true, value }  |  { id, ok: false, code, message }
 //        { id, progress: [done, total] }        buildIndex({ onProgress }) of request `id`
 // Collections and databases stay here; the caller gets { $handle, kind, ... } descriptors.
-// Large typed arrays in results (toBytes, list's vectors, exportGraph) are transferred.
+// Typed arrays in results that own their whole buffer (toBytes, exportGraph) are transferred.
 
 export function serve(api, port, { exit } = {}) {
   const handles = new Map();
