@@ -150,7 +150,11 @@ describe.each(['native', 'wasm'] as const)('horosvec/worker over the %s build', 
   it('errors keep their codes: bad dim, NaN, duplicate id, closed handle', async () => {
     await expectCode(hv.Collection.create({ dim: 0 }), 'HV_INVALID_ARGUMENT');
     const col = await hv.Collection.create({ dim: DIM });
-    await expectCode(col.add(1, [1, 2, 3]), 'HV_DIM_MISMATCH');
+    const e = await expectCode(col.add(1, [1, 2, 3]), 'HV_DIM_MISMATCH');
+    const here = inThread.Collection.create({ dim: DIM });
+    const same = await here.add(1, [1, 2, 3]).catch((err: Error) => err);
+    expect(e.message).toBe((same as Error).message); // the same text as in-thread
+    await here.close();
     const nan = new Float32Array(DIM);
     nan[3] = NaN;
     await expectCode(col.add(1, nan), 'HV_INVALID_VECTOR');
