@@ -15,6 +15,7 @@ async function localModelServed() {
 }
 
 const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+worker.onerror = (e) => { $('status').textContent = `worker error: ${e.message ?? 'failed to load'}`; };
 let seq = 0, shown = 0, keystrokeAt = performance.now(), firstResultMs, timer;
 const pending = new Map();
 const state = (window.__demo = { ready: false, searches: 0, firstResultMs: undefined, last: undefined });

@@ -8,6 +8,6 @@ export default {
   server: { host: '127.0.0.1', fs: { allow: [repo] } },
   worker: { format: 'es' },
   // horosvec loads its .wasm relative to its own module: serve it unbundled.
-  optimizeDeps: { exclude: ['horosvec'] },
+  optimizeDeps: { exclude: ['horosvec', '@huggingface/transformers'] },
   logLevel: 'info',
 };

@@ -2,19 +2,21 @@
 // (transformers.js, all-MiniLM-L6-v2 int8 ONNX on onnxruntime-web's wasm backend), then answers
 // { query, source } messages with the 10 nearest texts. Both the embedding and the search run
 // here, so the page's main thread only draws.
-import { Collection } from 'horosvec';
-import { pipeline, env } from '@huggingface/transformers';
+// Imported dynamically, after onmessage is set: horosvec's browser entry awaits its wasm at top
+// level, and a module worker's messages that arrive before the handler exists are dropped.
+const libs = Promise.all([import('horosvec'), import('@huggingface/transformers')]);
 
 const MODEL_ID = 'Xenova/all-MiniLM-L6-v2';
 let ready;
 
 async function init({ local }) {
+  const [{ Collection }, { pipeline, env }] = await libs;
   if (local) {
     // Offline mode: model files and onnxruntime-web's wasm are served by this page's server
     // (prepared by scripts/prepare-model.sh); nothing is fetched beyond it.
     env.allowRemoteModels = false;
     env.allowLocalModels = true;
-    env.localModelPath = new URL('/models/', self.location.origin).href;
+    env.localModelPath = '/models/'; // a path, not a URL: transformers.js only probes local files by path
     env.backends.onnx.wasm.wasmPaths = new URL('/ort/', self.location.origin).href;
   }
   env.backends.onnx.wasm.numThreads = 1;

@@ -56,6 +56,8 @@ try {
   const errors = [];
   const offsite = [];
   page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error' || process.env.E2E_VERBOSE) console.error(`  [page ${m.type()}] ${m.text()}`); });
+  page.on('worker', (w) => w.on('console', (m) => { if (m.type() === 'error' || process.env.E2E_VERBOSE) console.error(`  [worker ${m.type()}] ${m.text()}`); }));
   await ctx.route('**/*', (route) => {
     const u = new URL(route.request().url());
     if (u.hostname === '127.0.0.1' || u.hostname === 'localhost') return route.continue();
@@ -69,7 +71,8 @@ try {
     }).observe({ type: 'longtask', buffered: true });
   });
   await page.goto(`http://127.0.0.1:${port}/`);
-  await page.waitForFunction(() => window.__demo?.searches >= 1, null, { timeout: 120_000 });
+  await page.waitForFunction(() => window.__demo?.searches >= 1, null, { timeout: 60_000 })
+    .catch(async (e) => { throw new Error(`no first result: status ${JSON.stringify(await page.textContent('#status'))}`, { cause: e }); });
   const firstResultMs = await page.evaluate(() => window.__demo.firstResultMs);
 
   for (const c of cases) {
