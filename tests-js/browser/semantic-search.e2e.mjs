@@ -103,6 +103,7 @@ try {
   mkdirSync(join(root, 'target'), { recursive: true });
   await page.screenshot({ path: join(root, 'target', 'semantic-search.png'), fullPage: true });
   const longTasks = await page.evaluate(() => window.__longTasks);
+  if (process.env.E2E_VERBOSE) console.log(await page.evaluate(() => JSON.stringify({ lt: window.__longTasks, res: performance.getEntriesByType("resource").map((r) => [r.name.slice(-40), Math.round(r.startTime), Math.round(r.responseEnd)]) })));
   check(longTasks.every((t) => t.duration <= 50), `main thread blocked > 50 ms`, longTasks);
   check(errors.length === 0, 'page errors', errors);
   check(offsite.length === 0, 'requests beyond localhost', offsite);
