@@ -78,7 +78,7 @@ function schedule() {
 
 function onReady(r) {
   state.ready = true;
-  $('status').textContent = `${r.size.toLocaleString('en')} texts, index and model loaded in ${r.loadMs.toFixed(0)} ms`;
+  $('status').textContent = `${String(r.size).replace(/\B(?=(\d{3})+$)/g, ',')} texts, index and model loaded in ${r.loadMs.toFixed(0)} ms`;
   $('q').addEventListener('input', schedule);
   $('source').addEventListener('change', () => { keystrokeAt = performance.now(); clearTimeout(timer); timer = setTimeout(search, 0); });
   keystrokeAt = 0; // the first result is timed from page open
