@@ -1,0 +1,120 @@
+// End-to-end: the semantic-search page (examples/semantic-search) in headless Chromium (Debian's
+// /usr/bin/chromium via playwright-core), served by Vite on 127.0.0.1 with the locally prepared
+// model (scripts/prepare-model.sh) and snapshot (build-snapshot.mjs); no other network.
+// Checks: the browser's embedding of sample texts matches the sample's precomputed one
+// (cosine ≥ 0.99: same model and tokenizer); three typed queries show the texts the exact Node
+// search over the same vectors ranks first (with a source filter on the third); no long task
+// (> 50 ms, Long Tasks API) on the main thread during load and search. Screenshot:
+// target/semantic-search.png. Prints the measured timings.
+import { chromium } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createServer } from 'vite';
+import { Collection } from 'horosvec';
+import { loadSample, DIM } from '../../examples/lib/sample.mjs';
+import { buildSnapshot, SNAPSHOT } from '../../examples/semantic-search/build-snapshot.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+execFileSync('bash', [join(root, 'scripts/prepare-model.sh')], { stdio: 'inherit' });
+await buildSnapshot();
+
+// Expected results: exact search in Node over the same snapshot, with the sample's embeddings.
+const { queries } = loadSample();
+const picked = queries.filter((q) => q.text.length >= 25 && q.text.length <= 70).slice(0, 3);
+const { readFileSync } = await import('node:fs');
+const nodeCol = await Collection.fromBytes(new Uint8Array(readFileSync(SNAPSHOT)));
+const cases = [];
+for (const [i, q] of picked.entries()) {
+  let source = '';
+  if (i === 2) source = (await nodeCol.search(q.vector, { k: 1 }))[0].metadata.source;
+  const hits = await nodeCol.search(q.vector, { k: 10, ...(source ? { filter: { source } } : {}) });
+  cases.push({ text: q.text, vector: Array.from(q.vector), source, expected: hits.map((h) => h.metadata.text) });
+}
+
+const server = await createServer({ configFile: join(root, 'examples/semantic-search/vite.config.mjs'), server: { port: 0, strictPort: false }, logLevel: 'warn' });
+await server.listen();
+const { port } = server.httpServer.address();
+const profile = await mkdtemp(join(tmpdir(), 'horosvec-search-e2e-'));
+let passed = 0, failed = 0;
+const check = (ok, what, detail) => {
+  if (ok) passed++;
+  else { failed++; console.error(`semantic-search e2e: FAILED ${what}`, detail ?? ''); }
+};
+const ctx = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.HOROSVEC_CHROMIUM ?? '/usr/bin/chromium',
+  headless: true,
+  viewport: { width: 1100, height: 900 },
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+try {
+  const page = await ctx.newPage();
+  const errors = [];
+  const offsite = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error' || process.env.E2E_VERBOSE) console.error(`  [page ${m.type()}] ${m.text()}`); });
+  page.on('worker', (w) => w.on('console', (m) => { if (m.type() === 'error' || process.env.E2E_VERBOSE) console.error(`  [worker ${m.type()}] ${m.text()}`); }));
+  await ctx.route('**/*', (route) => {
+    const u = new URL(route.request().url());
+    if (u.hostname === '127.0.0.1' || u.hostname === 'localhost') return route.continue();
+    offsite.push(u.href);
+    return route.abort();
+  });
+  await page.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration });
+    }).observe({ type: 'longtask', buffered: true });
+  });
+  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.waitForFunction(() => window.__demo?.searches >= 1, null, { timeout: 60_000 })
+    .catch(async (e) => { throw new Error(`no first result: status ${JSON.stringify(await page.textContent('#status'))}`, { cause: e }); });
+  const firstResultMs = await page.evaluate(() => window.__demo.firstResultMs);
+
+  for (const c of cases) {
+    const v = await page.evaluate((t) => window.__embed(t), c.text);
+    let dot = 0, nv = 0;
+    for (let i = 0; i < DIM; i++) { dot += v[i] * c.vector[i]; nv += v[i] * v[i]; }
+    const cos = dot / Math.sqrt(nv);
+    check(cos >= 0.99, `embedding of ${JSON.stringify(c.text)} (cosine ${cos.toFixed(4)})`);
+    c.cosine = cos;
+  }
+
+  const timings = [];
+  for (const c of cases) {
+    if (c.source) await page.selectOption('#source', c.source);
+    await page.fill('#q', '');
+    await page.locator('#q').pressSequentially(c.text, { delay: 15 });
+    await page.waitForFunction((t) => window.__demo.last?.query === t, c.text, { timeout: 30_000 });
+    const last = await page.evaluate(() => window.__demo.last);
+    const shown = await page.locator('#hits li').allTextContents();
+    const got = last.hits.map((h) => h.text);
+    const overlap = c.expected.filter((t) => got.includes(t)).length;
+    check(shown.some((s) => s.includes(c.expected[0])), `top text of ${JSON.stringify(c.text)} shown`, { expected: c.expected[0], shown });
+    check(overlap >= 8, `top-10 overlap with Node for ${JSON.stringify(c.text)}: ${overlap}/10`);
+    if (c.source) check(last.hits.every((h) => h.source === c.source), `filter source=${c.source}`);
+    timings.push(last.keystrokeToResultsMs);
+    console.log(`  query ${JSON.stringify(c.text)}${c.source ? ` [source ${c.source}]` : ''}: overlap ${overlap}/10, cosine ${c.cosine.toFixed(4)}, keystroke → results ${last.keystrokeToResultsMs.toFixed(0)} ms (embed ${last.embedMs.toFixed(0)} ms, search ${last.searchMs.toFixed(1)} ms)`);
+  }
+  mkdirSync(join(root, 'target'), { recursive: true });
+  await page.screenshot({ path: join(root, 'target', 'semantic-search.png'), fullPage: true });
+  const longTasks = await page.evaluate(() => window.__longTasks);
+  if (process.env.E2E_VERBOSE) console.log(await page.evaluate(() => JSON.stringify({ lt: window.__longTasks, res: performance.getEntriesByType("resource").map((r) => [r.name.slice(-40), Math.round(r.startTime), Math.round(r.responseEnd)]) })));
+  check(longTasks.every((t) => t.duration <= 50), `main thread blocked > 50 ms`, longTasks);
+  check(errors.length === 0, 'page errors', errors);
+  check(offsite.length === 0, 'requests beyond localhost', offsite);
+  console.log(`  page open → first result ${firstResultMs.toFixed(0)} ms; long tasks ${longTasks.length}${longTasks.length ? ` (max ${Math.max(...longTasks.map((t) => t.duration)).toFixed(0)} ms)` : ''}`);
+} catch (e) {
+  failed++;
+  console.error('semantic-search e2e:', e);
+} finally {
+  await ctx.close();
+  await server.close();
+  await rm(profile, { recursive: true, force: true });
+}
+console.log(`semantic-search e2e: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
