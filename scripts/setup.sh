@@ -12,7 +12,9 @@ for c in rustfmt clippy; do
   rustup component list --installed 2>/dev/null | grep -q "^$c" || rustup component add "$c"
 done
 if [ ! -d node_modules/vitest ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
+  # onnxruntime-node (under @huggingface/transformers, the demo page's embedder) would download CUDA
+  # binaries from outside the npm registry at install time; the demo uses onnxruntime-web
+  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 fi
 if [ "${HOROSVEC_NO_BROWSER:-0}" != 1 ] && [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ]; then
