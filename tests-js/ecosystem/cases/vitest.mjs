@@ -30,11 +30,25 @@ for (const [name, m, backend] of [['horosvec', native, 'native'], ['horosvec/was
 export default async function vitest(ctx) {
   const dir = await freshProject(ctx, { files: { 'horosvec.test.js': TEST }, link: ['vitest'] });
   const notes = [];
+  const runPool = (pool) => tool(ctx, 'vitest/vitest.mjs', ['run', `--pool=${pool}`], { cwd: dir, env: { HOROSVEC_FORCE_WASM: '', CI: '1' } });
   for (const pool of ['threads', 'forks', 'vmThreads']) {
-    const { out } = await tool(ctx, 'vitest/vitest.mjs', ['run', `--pool=${pool}`], { cwd: dir, env: { HOROSVEC_FORCE_WASM: '', CI: '1' } });
+    let out;
+    let note = '';
+    try {
+      ({ out } = await runPool(pool));
+    } catch (e) {
+      // KNOWN, NOT FIXED (seen once in ~6 fresh-clone runs, 2026-12-02): the vmThreads worker died
+      // of "illegal access" thrown from a FinalizationRegistry cleanup task (V8's
+      // InvokeFinalizationRegistryCleanupFromTask) on Node 20. Which registry (wasm-bindgen's
+      // glue, napi's or vitest's) is not yet known. It is retried once and the line says so, so
+      // the flake stays visible in every report instead of turning CI red at random.
+      if (pool !== 'vmThreads' || !/illegal access/.test(String(e.message))) throw e;
+      ({ out } = await runPool(pool));
+      note = ' (after one crash: "illegal access" in a FinalizationRegistry cleanup, known flake)';
+    }
     const m = /Tests\s+(?:\x1b\[[0-9;]*m)*\s*(\d+) passed/.exec(out.replace(/\x1b\[[0-9;]*m/g, ''));
     if (!m || m[1] !== '4') throw new Error(`vitest --pool=${pool}:\n${out.slice(-2000)}`);
-    notes.push(`${pool} 4/4`);
+    notes.push(`${pool} 4/4${note}`);
   }
   return notes.join(', ');
 }
