@@ -4,16 +4,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { dirname, extname, join, normalize, relative } from 'node:path';
+import { hostInfo, hostKey as platformHostKey } from '../../npm/lib/platform.js';
 
-/** The napi-rs key of this host (linux-x64-gnu, darwin-arm64, …). */
-export function hostKey() {
-  if (process.platform === 'linux') {
-    const glibc = process.report?.getReport?.().header?.glibcVersionRuntime;
-    return `linux-${process.arch}-${glibc ? 'gnu' : 'musl'}`;
-  }
-  if (process.platform === 'win32') return `win32-${process.arch}-gnu`;
-  return `${process.platform}-${process.arch}`;
-}
+/** The napi-rs key of this host (linux-x64-gnu, darwin-arm64, …): the loader's own function. */
+export const hostKey = () => platformHostKey(hostInfo(process));
 
 /**
  * Runs `cmd args` in `cwd`; resolves with its output, rejects with the output's tail when it exits
