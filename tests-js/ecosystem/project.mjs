@@ -190,6 +190,16 @@ export function serveDir(dir) {
   );
 }
 
+/** `dir` served on a free localhost port for one {@link pageResult} run, then closed. */
+export async function servedPageResult(ctx, dir, opts) {
+  const server = await serveDir(dir);
+  try {
+    return await pageResult(ctx, server.url, opts);
+  } finally {
+    await server.close();
+  }
+}
+
 /**
  * Opens `url` in headless Chromium (Debian's /usr/bin/chromium through playwright-core, the
  * flags of tests-js/browser/e2e.mjs) and waits for `window.__result` or, with `settleOnError`,

@@ -7,21 +7,16 @@
 // Cost: one install, four builds (~0.1 s each), four pages.
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BROWSER_APP, PAGE, assertWasmPage, freshProject, pageResult, serveDir } from '../project.mjs';
+import { BROWSER_APP, PAGE, assertWasmPage, freshProject, servedPageResult } from '../project.mjs';
 
 export default async function esbuildBrowser(ctx) {
   const dir = await freshProject(ctx, { files: { 'app.js': BROWSER_APP(), 'app-inline.js': BROWSER_APP('horosvec/inline') } });
   const esbuild = await import('esbuild');
   const build = (entry, out, format) =>
     esbuild.build({ absWorkingDir: dir, entryPoints: [entry], bundle: true, outfile: out, format, platform: 'browser', logLevel: 'silent' });
-  const page = async (sub, script, classic, opts) => {
+  const page = (sub, script, classic, opts) => {
     writeFileSync(join(dir, sub, 'index.html'), PAGE(script, classic));
-    const server = await serveDir(join(dir, sub));
-    try {
-      return await pageResult(ctx, server.url, opts);
-    } finally {
-      await server.close();
-    }
+    return servedPageResult(ctx, join(dir, sub), opts);
   };
   const notes = [];
 

@@ -5,7 +5,7 @@
 // builds (~1 s each), three pages.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BROWSER_APP, PAGE, assertWasmPage, filesUnder, freshProject, pageResult, serveDir } from '../project.mjs';
+import { BROWSER_APP, PAGE, assertWasmPage, filesUnder, freshProject, servedPageResult } from '../project.mjs';
 
 export default async function rollup(ctx) {
   const dir = await freshProject(ctx, { files: { 'app.js': BROWSER_APP(), 'app-inline.js': BROWSER_APP('horosvec/inline') } });
@@ -17,14 +17,9 @@ export default async function rollup(ctx) {
     await b.close();
   };
   const warnings = [];
-  const page = async (sub, classic, opts) => {
+  const page = (sub, classic, opts) => {
     writeFileSync(join(dir, sub, 'index.html'), PAGE('app.js', classic));
-    const server = await serveDir(join(dir, sub));
-    try {
-      return await pageResult(ctx, server.url, opts);
-    } finally {
-      await server.close();
-    }
+    return servedPageResult(ctx, join(dir, sub), opts);
   };
   const notes = [];
   await build('app-inline.js', 'es-inline', 'es');
