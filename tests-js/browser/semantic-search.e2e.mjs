@@ -1,11 +1,15 @@
 // End-to-end: the semantic-search page (examples/semantic-search) in headless Chromium (Debian's
-// /usr/bin/chromium via playwright-core), served by Vite on 127.0.0.1 with the locally prepared
-// model (scripts/prepare-model.sh) and snapshot (build-snapshot.mjs); no other network.
+// /usr/bin/chromium via playwright-core): its production build (vite build) served by `vite
+// preview` on 127.0.0.1, with the locally prepared model (scripts/prepare-model.sh) and
+// snapshot (build-snapshot.mjs); no other network.
 // Checks: the browser's embedding of sample texts matches the sample's precomputed one
-// (cosine ≥ 0.99: same model and tokenizer); three typed queries show the texts the exact Node
-// search over the same vectors ranks first (with a source filter on the third); no long task
-// (> 50 ms, Long Tasks API) on the main thread during load and search. Screenshot:
-// target/semantic-search.png. Prints the measured timings.
+// (cosine ≥ 0.99: same model and tokenizer); three queries show the texts the exact Node search
+// over the same vectors ranks first (with a source filter on the third): the first is entered
+// (one input event, as a paste) as soon as the input can take it, while the page loads, the
+// other two typed key by key; no long task (> 50 ms, Long Tasks API) on the main thread during
+// load and search. Screenshot: target/semantic-search.png (taken after the long-task check: a
+// full-page capture is itself main-thread work). Prints the measured timings, page open → first
+// result among them (speed is reported, not asserted).
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -13,7 +17,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createServer } from 'vite';
+import { build, preview } from 'vite';
 import { Collection } from 'horosvec';
 import { loadSample, DIM } from '../../examples/lib/sample.mjs';
 import { buildSnapshot, SNAPSHOT } from '../../examples/semantic-search/build-snapshot.mjs';
@@ -35,8 +39,11 @@ for (const [i, q] of picked.entries()) {
   cases.push({ text: q.text, vector: Array.from(q.vector), source, expected: hits.map((h) => h.metadata.text) });
 }
 
-const server = await createServer({ configFile: join(root, 'examples/semantic-search/vite.config.mjs'), server: { port: 0, strictPort: false }, logLevel: 'warn' });
-await server.listen();
+const configFile = join(root, 'examples/semantic-search/vite.config.mjs');
+const builtAt = performance.now();
+await build({ configFile, logLevel: 'warn' });
+console.log(`  vite build ${((performance.now() - builtAt) / 1000).toFixed(1)} s`);
+const server = await preview({ configFile, preview: { port: 0, strictPort: false }, logLevel: 'warn' });
 const { port } = server.httpServer.address();
 const profile = await mkdtemp(join(tmpdir(), 'horosvec-search-e2e-'));
 let passed = 0, failed = 0;
@@ -67,13 +74,30 @@ try {
   await page.addInitScript(() => {
     window.__longTasks = [];
     new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration });
+      for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration, name: e.name });
     }).observe({ type: 'longtask', buffered: true });
+    // what ran in a long frame (Long Animation Frames API), printed with E2E_VERBOSE=1
+    window.__longFrames = [];
+    try {
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) {
+          window.__longFrames.push({ start: e.startTime, duration: e.duration, blocking: e.blockingDuration,
+            scripts: e.scripts.map((s) => ({ invoker: s.invoker, source: s.sourceURL, fn: s.sourceFunctionName, duration: s.duration })) });
+        }
+      }).observe({ type: 'long-animation-frame', buffered: true });
+    } catch { /* not in this browser */ }
   });
-  await page.goto(`http://127.0.0.1:${port}/`);
+  // The first query goes in as soon as the input takes it (the page is still loading).
+  await page.goto(`http://127.0.0.1:${port}/`, { waitUntil: 'commit' });
+  const [first, ...typed] = cases;
+  await page.locator('#q').fill(first.text);
   await page.waitForFunction(() => window.__demo?.searches >= 1, null, { timeout: 60_000 })
     .catch(async (e) => { throw new Error(`no first result: status ${JSON.stringify(await page.textContent('#status'))}`, { cause: e }); });
   const firstResultMs = await page.evaluate(() => window.__demo.firstResultMs);
+  const firstLast = await page.evaluate(() => window.__demo.last);
+  await page.waitForFunction(() => window.__demo.ready, null, { timeout: 60_000 });
+  const { readyMs, marks, fetched } = await page.evaluate(() => window.__demo);
+  if (process.env.E2E_VERBOSE) for (const f of fetched) console.log(`  worker fetched ${f.name} ${f.start}..${f.end} ms (${f.bytes} B)`);
 
   for (const c of cases) {
     const v = await page.evaluate((t) => window.__embed(t), c.text);
@@ -86,11 +110,13 @@ try {
 
   const timings = [];
   for (const c of cases) {
-    if (c.source) await page.selectOption('#source', c.source);
-    await page.fill('#q', '');
-    await page.locator('#q').pressSequentially(c.text, { delay: 15 });
+    if (c !== first) {
+      if (c.source) await page.selectOption('#source', c.source);
+      await page.fill('#q', '');
+      await page.locator('#q').pressSequentially(c.text, { delay: 15 });
+    }
     await page.waitForFunction((t) => window.__demo.last?.query === t, c.text, { timeout: 30_000 });
-    const last = await page.evaluate(() => window.__demo.last);
+    const last = c === first ? firstLast : await page.evaluate(() => window.__demo.last);
     const shown = await page.locator('#hits li').allTextContents();
     const got = last.hits.map((h) => h.text);
     const overlap = c.expected.filter((t) => got.includes(t)).length;
@@ -98,16 +124,22 @@ try {
     check(overlap >= 8, `top-10 overlap with Node for ${JSON.stringify(c.text)}: ${overlap}/10`);
     if (c.source) check(last.hits.every((h) => h.source === c.source), `filter source=${c.source}`);
     timings.push(last.keystrokeToResultsMs);
-    console.log(`  query ${JSON.stringify(c.text)}${c.source ? ` [source ${c.source}]` : ''}: overlap ${overlap}/10, cosine ${c.cosine.toFixed(4)}, keystroke → results ${last.keystrokeToResultsMs.toFixed(0)} ms (embed ${last.embedMs.toFixed(0)} ms, search ${last.searchMs.toFixed(1)} ms)`);
+    const how = c === first ? 'entered while loading' : 'typed';
+    console.log(`  query ${JSON.stringify(c.text)}${c.source ? ` [source ${c.source}]` : ''} (${how}): overlap ${overlap}/10, cosine ${c.cosine.toFixed(4)}, keystroke → results ${last.keystrokeToResultsMs.toFixed(0)} ms (embed ${last.embedMs.toFixed(0)} ms, waiting for the index ${last.waitMs.toFixed(0)} ms, search ${last.searchMs.toFixed(1)} ms)`);
+  }
+  // read before the screenshot, which is main-thread work of its own, not the page's
+  const longTasks = await page.evaluate(() => window.__longTasks);
+  if (process.env.E2E_VERBOSE) {
+    console.log(await page.evaluate(() => JSON.stringify({ lt: window.__longTasks, loaf: window.__longFrames,
+      res: performance.getEntriesByType('resource').map((r) => [r.name.slice(-40), Math.round(r.startTime), Math.round(r.responseEnd)]) }, null, 1)));
   }
   mkdirSync(join(root, 'target'), { recursive: true });
   await page.screenshot({ path: join(root, 'target', 'semantic-search.png'), fullPage: true });
-  const longTasks = await page.evaluate(() => window.__longTasks);
-  if (process.env.E2E_VERBOSE) console.log(await page.evaluate(() => JSON.stringify({ lt: window.__longTasks, res: performance.getEntriesByType("resource").map((r) => [r.name.slice(-40), Math.round(r.startTime), Math.round(r.responseEnd)]) })));
   check(longTasks.every((t) => t.duration <= 50), `main thread blocked > 50 ms`, longTasks);
   check(errors.length === 0, 'page errors', errors);
   check(offsite.length === 0, 'requests beyond localhost', offsite);
-  console.log(`  page open → first result ${firstResultMs.toFixed(0)} ms; long tasks ${longTasks.length}${longTasks.length ? ` (max ${Math.max(...longTasks.map((t) => t.duration)).toFixed(0)} ms)` : ''}`);
+  const m = Object.entries(marks).map(([k, v]) => `${k} ${v}`).join(', ');
+  console.log(`  page open → first result ${firstResultMs.toFixed(0)} ms, ready ${readyMs.toFixed(0)} ms (worker, ms after page open: ${m}); long tasks ${longTasks.length}${longTasks.length ? ` (max ${Math.max(...longTasks.map((t) => t.duration)).toFixed(0)} ms)` : ''}`);
 } catch (e) {
   failed++;
   console.error('semantic-search e2e:', e);
