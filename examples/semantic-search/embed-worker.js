@@ -72,9 +72,11 @@ const embed = Promise.all([transformers, localModel])
     env.backends.onnx.wasm.wasmPaths = { wasm: new URL(ORT_WASM, self.location.origin).href };
     env.backends.onnx.wasm.numThreads = 1;
     marks.pipelineStart = at();
-    // No graph optimisation when the session starts: measured in the e2e on this 2-core machine
-    // (busy), the session was ready in ~1.3 s instead of 2-4 s, for an embedding of a short
-    // query in 30-180 ms instead of 30-140 ms.
+    // No graph optimisation when the session starts. Measured in the e2e on this 2-core machine
+    // (busy, load average 4-10): the session was ready in 1.5-2.5 s after its files instead of
+    // 2.3-3.3 s with onnxruntime's default ('all'), its first run slower (0.6-1.3 s against
+    // 0.2-0.4 s), page open → first result 4.0-6.3 s (median 4.7 s, 16 runs) against 4.3-6.1 s
+    // (median 5.2 s, 5 runs); a short query's embedding 30-250 ms instead of 30-100 ms.
     const session_options = { graphOptimizationLevel: 'disabled' };
     return pipeline('feature-extraction', MODEL_ID, { dtype: 'q8', device: 'wasm', session_options });
   })
