@@ -1,9 +1,9 @@
 // The page's embedding worker: loads all-MiniLM-L6-v2 (int8 ONNX) with transformers.js on
 // onnxruntime-web's wasm backend and answers { text } messages with the text's embedding
 // (mean-pooled, L2-normalised, 384 floats, transferred). Everything starts when the worker does:
-// the library's import and, in offline mode, every file the model needs, fetched in parallel and
-// handed to transformers.js through env.fetch when it asks (it would fetch them one after
-// another, the runtime's wasm last). A text that arrives meanwhile is embedded as soon as the
+// the library's import and (unless `?model=hub`) every file the offline model needs, fetched in
+// parallel and handed to transformers.js through env.fetch when it asks (it would fetch them one
+// after another, the runtime's wasm last). A text that arrives meanwhile is embedded as soon as the
 // model is ready; with none waiting, the model is warmed with one dummy embedding (an ONNX
 // session's first run is its slowest). The worker's name is the page's `?model=` value ('hub',
 // 'local' or ''). Times are epoch ms (timeOrigin + now), which the page turns into its clock.

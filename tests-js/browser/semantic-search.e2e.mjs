@@ -38,16 +38,21 @@ async function startTracing(context, page) {
   const cdp = await context.newCDPSession(page);
   const events = [];
   cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
-  await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['toplevel', '__metadata'], recordMode: 'recordAsMuchAsPossible' }, transferMode: 'ReportEvents' });
+  // devtools.timeline: what ran inside a task (for E2E_VERBOSE=1's list of the longest)
+  await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['toplevel', 'devtools.timeline', '__metadata'], recordMode: 'recordAsMuchAsPossible' }, transferMode: 'ReportEvents' });
   return {
     async stop() {
       const complete = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
       await cdp.send('Tracing.end');
       await complete;
       const main = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
-      return events
-        .filter((e) => e.ph === 'X' && e.name === 'ThreadControllerImpl::RunTask' && main.has(`${e.pid}:${e.tid}`) && typeof e.tdur === 'number')
-        .map((e) => ({ wallMs: e.dur / 1000, cpuMs: e.tdur / 1000 }));
+      const onMain = events.filter((e) => e.ph === 'X' && main.has(`${e.pid}:${e.tid}`));
+      const what = (t) => onMain
+        .filter((e) => e !== t && e.tid === t.tid && e.ts >= t.ts && e.ts + (e.dur ?? 0) <= t.ts + t.dur && (e.tdur ?? 0) > 2000)
+        .map((e) => `${e.name}${e.args?.data?.url ? ` ${e.args.data.url.slice(-40)}` : ''}${e.args?.data?.functionName ? ` ${e.args.data.functionName}` : ''} ${(e.tdur / 1000).toFixed(1)}`);
+      return onMain
+        .filter((e) => e.name === 'ThreadControllerImpl::RunTask' && typeof e.tdur === 'number')
+        .map((e) => ({ wallMs: e.dur / 1000, cpuMs: e.tdur / 1000, what: () => what(e) }));
     },
   };
 }
@@ -159,7 +164,10 @@ try {
   // read before the screenshot, which is main-thread work of its own, not the page's
   const longTasks = await page.evaluate(() => window.__longTasks);
   const tasks = await tracing.stop();
-  const busy = tasks.filter((t) => t.cpuMs > 50);
+  const busy = tasks.filter((t) => t.cpuMs > 50).map((t) => ({ wallMs: t.wallMs, cpuMs: t.cpuMs, what: t.what() }));
+  if (process.env.E2E_VERBOSE) {
+    for (const t of [...tasks].sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 5)) console.log(`  main-thread task ${t.cpuMs.toFixed(1)} ms CPU (${t.wallMs.toFixed(0)} ms wall): ${t.what().join(', ')}`);
+  }
   const maxCpu = Math.max(0, ...tasks.map((t) => t.cpuMs));
   if (process.env.E2E_VERBOSE) {
     console.log(await page.evaluate(() => JSON.stringify({ lt: window.__longTasks, loaf: window.__longFrames,
