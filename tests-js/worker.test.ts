@@ -133,6 +133,39 @@ describe.each(['native', 'wasm'] as const)('horosvec/worker over the %s build', 
     await col.close();
   });
 
+  it('progress events from the worker: fromBytes (decode, bytes), add and upsert (write, records), buildIndex (build)', async () => {
+    const col = await hv.Collection.create({ dim: DIM });
+    const events: [number, number, string][] = [];
+    const onProgress = (done: number, total: number, phase: string) => events.push([done, total, phase]);
+    await col.add([...Array(N).keys()], base, undefined, { onProgress });
+    expect(events).toEqual([[0, N, 'write'], [N, N, 'write']]);
+    events.length = 0;
+    await col.upsert(3, base.subarray(0, DIM), { t: 3 }, { onProgress });
+    expect(events).toEqual([[0, 1, 'write'], [1, 1, 'write']]);
+    events.length = 0;
+    await col.buildIndex({ seed: 2, onProgress });
+    expect(events.length).toBeGreaterThan(0);
+    expect(events.every(([d, t, phase]) => phase === 'build' && d <= t)).toBe(true);
+    expect(events.at(-1)![0]).toBe(events.at(-1)![1]);
+    const bytes = await col.toBytes();
+    events.length = 0;
+    const back = await hv.Collection.fromBytes(bytes, { onProgress });
+    expect(events).toEqual([[0, bytes.byteLength, 'decode'], [bytes.byteLength, bytes.byteLength, 'decode']]);
+    expect(await back.size()).toBe(N);
+    // without onProgress: no events, the same results
+    events.length = 0;
+    await col.add([N], base.subarray(0, DIM), undefined, {});
+    expect(events).toEqual([]);
+    // a failed write sends its start only; bad options are coded, before anything is sent
+    await expectCode(col.add(1, base.subarray(0, DIM), undefined, { onProgress }), 'HV_DUPLICATE_ID');
+    expect(events).toEqual([[0, 1, 'write']]);
+    await expectCode(col.add([N + 1], base.subarray(0, DIM), undefined, { onProgress: 'x' as never }), 'HV_INVALID_ARGUMENT');
+    await expectCode(hv.Collection.fromBytes(bytes, null as never), 'HV_INVALID_ARGUMENT');
+    expect(await col.size()).toBe(N + 1);
+    await col.close();
+    await back.close();
+  });
+
   it('aborting the signal mid-build is forwarded: the native build stops with HV_CANCELLED', async () => {
     const col = await hv.Collection.create({ dim: DIM });
     const n = name === 'native' ? 40_000 : 3000;

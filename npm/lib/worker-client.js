@@ -21,7 +21,7 @@ export function makeWorkerApi(spawn) {
     if (p === undefined) return;
     if (data.progress) {
       try {
-        p.onProgress?.(data.progress[0], data.progress[1]);
+        p.onProgress?.(data.progress[0], data.progress[1], data.progress[2]);
       } catch {
         // the caller's callback threw: the build goes on (the same as in-thread, which ignores it)
       }
@@ -49,8 +49,13 @@ export function makeWorkerApi(spawn) {
   // handles of a worker that has ended are closed (a new worker does not know them)
   let epoch = 0;
 
+  // a failure reported by a worker that has already been replaced (terminate() and then its
+  // ending noticed) concerns nobody
   const ensure = () => {
-    if (worker === null) worker = spawn({ onMessage, onFailure: failAll });
+    if (worker === null) {
+      const me = spawn({ onMessage, onFailure: (why) => worker === me && failAll(why) });
+      worker = me;
+    }
     return worker;
   };
 
@@ -95,6 +100,17 @@ export function makeWorkerApi(spawn) {
 
   const closedError = () => hvError('HV_CLOSED', 'the collection is closed');
 
+  // `{ onProgress }` of fromBytes / add / upsert → the request's extra fields and options, or
+  // the error to reject with
+  const progressOption = (options) => {
+    if (options === undefined) return [{}, {}];
+    const onProgress = options === null || typeof options !== 'object' ? options : options.onProgress;
+    if (options === null || typeof options !== 'object' || (onProgress !== undefined && typeof onProgress !== 'function')) {
+      throw hvError('HV_INVALID_ARGUMENT', 'options must be { onProgress?: (done, total, phase) => void }');
+    }
+    return onProgress ? [{ progress: true }, { onProgress }] : [{}, {}];
+  };
+
   // the last handle closed: the worker ends once no call is in flight (a create may be)
   const release = () => {
     live -= 1;
@@ -126,10 +142,16 @@ export function makeWorkerApi(spawn) {
     static create(options) {
       return request({ op: 'static', name: 'create', args: [options] }).then(wrap);
     }
-    static fromBytes(bytes) {
+    static fromBytes(bytes, options) {
+      let extra, opts;
+      try {
+        [extra, opts] = progressOption(options);
+      } catch (e) {
+        return Promise.reject(e);
+      }
       // the caller's bytes are copied and the copy transferred (the caller's stay usable)
       const copy = bytes instanceof Uint8Array ? bytes.slice() : bytes;
-      return request({ op: 'static', name: 'fromBytes', args: [copy] }, { transfer: copy instanceof Uint8Array ? [copy.buffer] : [] }).then(wrap);
+      return request({ op: 'static', name: 'fromBytes', args: [copy], ...extra }, { transfer: copy instanceof Uint8Array ? [copy.buffer] : [], ...opts }).then(wrap);
     }
     static open(path, options) {
       return request({ op: 'static', name: 'open', args: options === undefined ? [path] : [path, options] }).then(wrap);
@@ -144,11 +166,23 @@ export function makeWorkerApi(spawn) {
       return this.#metric;
     }
 
-    #call(name, args = [], extra) {
+    #call(name, args = [], extra, fields) {
       if (this.#closed) return Promise.reject(closedError());
       if (this.#epoch !== epoch) return Promise.reject(hvError('HV_WORKER_FAILED', 'the horosvec worker that held this collection has ended'));
       const a = args.map(own);
-      return request({ op: 'call', handle: this.#h, name, args: a }, { transfer: buffersOf(a), ...extra });
+      return request({ op: 'call', handle: this.#h, name, args: a, ...fields }, { transfer: buffersOf(a), ...extra });
+    }
+
+    // add / upsert, with the worker entry's fourth argument `{ onProgress }`
+    #write(name, ids, vectors, metadata, options) {
+      let fields, opts;
+      try {
+        [fields, opts] = progressOption(options);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      const args = metadata === undefined && options === undefined ? [ids, vectors] : [ids, vectors, metadata];
+      return this.#call(name, args, opts, fields);
     }
 
     size() {
@@ -160,11 +194,11 @@ export function makeWorkerApi(spawn) {
     get(id) {
       return this.#call('get', [id]);
     }
-    add(ids, vectors, metadata) {
-      return this.#call('add', metadata === undefined ? [ids, vectors] : [ids, vectors, metadata]);
+    add(ids, vectors, metadata, options) {
+      return this.#write('add', ids, vectors, metadata, options);
     }
-    upsert(ids, vectors, metadata) {
-      return this.#call('upsert', metadata === undefined ? [ids, vectors] : [ids, vectors, metadata]);
+    upsert(ids, vectors, metadata, options) {
+      return this.#write('upsert', ids, vectors, metadata, options);
     }
     delete(ids) {
       return this.#call('delete', [ids]);

@@ -5,7 +5,10 @@
 //        { id, op: 'call', handle, name, args } a method of a collection or database handle
 //        { op: 'cancel', id }                   abort the buildIndex of request `id`
 //   out: { id, ok: true, value }  |  { id, ok: false, code, message }
-//        { id, progress: [done, total] }        buildIndex({ onProgress }) of request `id`
+//        { id, progress: [done, total, phase] } progress of request `id`, sent when it has
+//                                               `progress: true` (fromBytes, add, upsert: phase
+//                                               'decode' / 'write', at its start and its end) or
+//                                               buildIndex({ onProgress }) (phase 'build')
 // Collections and databases stay here; the caller gets { $handle, kind, ... } descriptors.
 // Typed arrays in results that own their whole buffer (toBytes, exportGraph) are transferred.
 
@@ -52,13 +55,26 @@ export function serve(api, port, { exit } = {}) {
     port.postMessage({ id, ok: false, code, message });
   };
 
+  const progress = (id, done, total, phase) => port.postMessage({ id, progress: [done, total, phase] });
+  // A call done in one step of the core (a snapshot's decoding, a batch's write): its start and
+  // its end, as progress events (the start arrives while the call runs). Units: bytes, records.
+  const stepped = async (msg, phase, total, call) => {
+    if (msg.progress !== true) return call();
+    progress(msg.id, 0, total, phase);
+    const v = await call();
+    progress(msg.id, total, total, phase);
+    return v;
+  };
+  const records = (ids) => (Array.isArray(ids) ? ids.length : 1);
+
   const run = async (msg) => {
     const { id, op, name, args = [] } = msg;
     if (op === 'static') {
       if (name === 'info') return { backend: api.backend, kernel: api.kernel, version: api.version };
       if (name === 'exit' && exit) return exit();
       if (name === 'openDatabase') return api.openDatabase(...args);
-      if (name === 'create' || name === 'fromBytes' || name === 'open') return api.Collection[name](...args);
+      if (name === 'fromBytes') return stepped(msg, 'decode', args[0]?.byteLength ?? 0, () => api.Collection.fromBytes(...args));
+      if (name === 'create' || name === 'open') return api.Collection[name](...args);
       throw api.HorosvecError ? new api.HorosvecError('HV_INVALID_ARGUMENT', `unknown worker request ${name}`) : new Error(name);
     }
     const target = handles.get(msg.handle);
@@ -71,7 +87,7 @@ export function serve(api, port, { exit } = {}) {
     if (name === 'buildIndex') {
       const [opts = {}] = args;
       const o = { ...opts };
-      if (o.onProgress === true) o.onProgress = (done, total) => port.postMessage({ id, progress: [done, total] });
+      if (o.onProgress === true) o.onProgress = (done, total) => progress(id, done, total, 'build');
       else delete o.onProgress;
       if (o.signal === true) {
         const ac = new AbortController();
@@ -87,6 +103,7 @@ export function serve(api, port, { exit } = {}) {
     if (typeof target[name] !== 'function' || name.startsWith('_') || name === 'constructor') {
       throw new api.HorosvecError('HV_INVALID_ARGUMENT', `unknown method ${name}`);
     }
+    if (name === 'add' || name === 'upsert') return stepped(msg, 'write', records(args[0]), () => target[name](...args));
     return target[name](...args);
   };
 
