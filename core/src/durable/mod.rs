@@ -115,7 +115,7 @@ impl DurableCollection {
     /// # Errors
     /// The store's errors (`HV_IO`, `HV_CORRUPT`), a segment's (`HV_CORRUPT` when missing or
     /// damaged, `HV_VERSION`), `HV_OUT_OF_MEMORY`, `HV_INVALID_ARGUMENT` (configuration).
-    pub fn open<S: RecordStore + 'static>(
+    pub fn open<S: RecordStore + Send + 'static>(
         mut store: S,
         read_only: bool,
         dir: Option<PathBuf>,
