@@ -37,6 +37,8 @@ node scripts/vitest-summary.mjs target/vitest-node.json js-node || fail=1
 t npx vitest run -c vitest.browser.config.ts --reporter=default --reporter=json --outputFile.json=target/vitest-browser.json
 node scripts/vitest-summary.mjs target/vitest-browser.json js-browser || fail=1
 t node tests-js/browser/e2e.mjs || fail=1
+# OPFS durable collections: renderer crashes and browser SIGKILLs mid-write (~45 s)
+t node tests-js/browser/opfs-crash.mjs || fail=1
 # the ecosystem matrix: the packed tarballs in fresh projects (bundlers, frameworks, runtimes)
 t node tests-js/ecosystem/run.mjs || fail=1
 if [ "$fail" = 0 ]; then echo "[test] all suites passed"; else echo "[test] FAILED"; fi
