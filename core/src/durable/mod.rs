@@ -1,4 +1,7 @@
-//! A collection whose writes are durable, with group commit (feature `durable`, native only).
+//! A collection whose writes are durable: natively (feature `durable`) with group commit on a
+//! committer thread ([`DurableCollection`], below); in the wasm build, driven on the calling
+//! thread by [`LocalDurable`] (`local.rs`: the browser's OPFS collections), which reuses the
+//! thread-free parts: `request`, `manifest`, `policy`, `built`, `restore`.
 //!
 //! [`DurableCollection::open`] loads the records of a [`RecordStore`] into an in-memory
 //! [`Collection`](crate::collection::Collection) shared behind a lock ([`SharedCollection`]), and starts one committer thread
@@ -27,14 +30,15 @@
 //! (never part of a group), reusing the segments already mapped; [`DurableCollection::follow`]
 //! polls in a background thread. See `follow`.
 //!
-//! The parts (private modules): `channel` (the shared collection, the write requests with their
-//! replies, and the committer's messages), `committer` (the group-commit loop), `files`
+//! The parts (private modules): `handle` (the handle), `channel` (the shared collection, the
+//! replies, and the committer's messages), `request` (the write requests), `committer` (the group-commit loop), `files`
 //! (`SegmentDir`: the segment files of the directory), `jobs` (the background builds, each
 //! with its swap ticket, handing back what they built), `lifecycle` (starting jobs and
 //! installing their results between two groups: where the tickets are consumed), `follow` (a
 //! read-only view's refresh and its polling thread), `load` (the
 //! in-memory collection from the store and the segment files, at open and after a failed
-//! commit), `manifest` (the store mutations of a group and of a swap; `apply`, one write request
+//! commit; `restore`, its thread-free part), `built` (a build's result and its install),
+//! `local` (the single-threaded driver), `manifest` (the store mutations of a group and of a swap; `apply`, one write request
 //! applied to the collection), `policy` (when to seal, compact or build an interim index, and
 //! when a write waits: pure functions of a few numbers).
 //!
