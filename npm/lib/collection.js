@@ -154,7 +154,7 @@ export function makeApi(raw, info = {}) {
         if (typeof verify !== 'boolean') throw inputError('HV_INVALID_ARGUMENT', 'verify must be a boolean');
         if (dim !== undefined && typeof dim !== 'number') throw inputError('HV_INVALID_ARGUMENT', `dim must be a positive integer, got ${typeof dim}`);
         if (metric !== undefined && typeof metric !== 'string') throw inputError('HV_INVALID_ARGUMENT', `metric must be a string, got ${typeof metric}`);
-        if (typeof durability !== 'string') throw inputError('HV_INVALID_ARGUMENT', `durability must be "full", "normal" or "off"`);
+        if (typeof durability !== 'string' || (opfs && !['full', 'normal', 'off'].includes(durability))) throw inputError('HV_INVALID_ARGUMENT', `durability must be "full", "normal" or "off"`);
         if (typeof readOnly !== 'boolean') throw inputError('HV_INVALID_ARGUMENT', 'readOnly must be a boolean');
         // a read-only view's polling interval (ms; 0 = off); a writer sees its own writes and ignores it
         const { refreshIntervalMs = 100 } = options;

@@ -1,11 +1,11 @@
 //! A collection whose writes are durable: natively (feature `durable`) with group commit on a
-//! committer thread ([`DurableCollection`], below); in the wasm build, driven on the calling
+//! committer thread (`DurableCollection`, below); in the wasm build, driven on the calling
 //! thread by [`LocalDurable`] (`local.rs`: the browser's OPFS collections), which reuses the
 //! thread-free parts: `request`, `manifest`, `policy`, `built`, `restore`.
 //!
-//! [`DurableCollection::open`] loads the records of a [`RecordStore`] into an in-memory
-//! [`Collection`](crate::collection::Collection) shared behind a lock ([`SharedCollection`]), and starts one committer thread
-//! that owns the store. Writers [`submit`](DurableCollection::submit) requests into a channel, in
+//! `DurableCollection::open` loads the records of a [`RecordStore`](crate::store::RecordStore) into an in-memory
+//! [`Collection`](crate::collection::Collection) shared behind a lock (`SharedCollection`), and starts one committer thread
+//! that owns the store. Writers `DurableCollection::submit` requests into a channel, in
 //! call order, with a callback. The committer takes every request waiting in the channel as one
 //! group and:
 //!
@@ -26,8 +26,8 @@
 //! of the group being synced before the writer is told it is durable.
 //!
 //! A read-only view (another process's, or this one's) follows the writer:
-//! [`DurableCollection::refresh`] reloads it when the store changed, from one consistent read
-//! (never part of a group), reusing the segments already mapped; [`DurableCollection::follow`]
+//! `DurableCollection::refresh` reloads it when the store changed, from one consistent read
+//! (never part of a group), reusing the segments already mapped; `DurableCollection::follow`
 //! polls in a background thread. See `follow`.
 //!
 //! The parts (private modules): `handle` (the handle), `channel` (the shared collection, the
@@ -47,7 +47,7 @@
 //! Design: `../shared/design/seed-vector-database.md` §2.4–2.8 (outside the repository).
 //!
 //! The in-memory rows are the mutable segment. When it reaches
-//! [`SegmentConfig::max_mutable_records`] (or on [`DurableCollection::seal`]), the committer
+//! [`SegmentConfig::max_mutable_records`] (or on `DurableCollection::seal`), the committer
 //! copies its rows and a background thread builds their Vamana index on the rayon pool, writes
 //! the segment file, syncs it and renames it into place ([`crate::segment`]). Only then does the
 //! committer, between two write groups, swap it in: under the write lock the copied records leave
@@ -59,7 +59,7 @@
 //! Compaction works the same way: when there are more than
 //! [`SegmentConfig::max_sealed_segments`] (it merges the smallest), when a segment's tombstones
 //! pass [`SegmentConfig::max_tombstone_ratio`] (it rewrites that one), or on
-//! [`DurableCollection::compact`] (it merges all). Its memory is the live rows of the segments
+//! `DurableCollection::compact` (it merges all). Its memory is the live rows of the segments
 //! it merges; the old files are removed after the manifest commit. Searches hold the read lock
 //! only, so they run during builds and wait only for the short swaps.
 

@@ -1,7 +1,8 @@
 //! Durable storage of a collection's records, behind the [`RecordStore`] trait so that the
 //! collection logic does not depend on where bytes live: [`MemoryStore`] keeps them in memory
-//! (tests, among them [`FaultyStore`]'s, which wraps it); [`SqliteStore`] (feature `durable`, native only) keeps them in one SQLite
-//! database per collection directory. The on-disk layout is drawn in `docs/format.md`.
+//! (tests, among them [`FaultyStore`]'s, which wraps it); `SqliteStore` (feature `durable`, native only) keeps them in one SQLite
+//! database per collection directory; [`LogStore`] (every build) in two plain files behind
+//! [`LogFile`], the wasm build's OPFS collections. The layouts are drawn in `docs/format.md`.
 //!
 //! A store sees two things: `load` once at open, streaming every record in insertion-sequence
 //! order, and `commit`, which makes a group of mutations durable as one atomic transaction with
