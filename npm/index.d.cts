@@ -42,7 +42,8 @@ export type ErrorCode =
   | 'HV_LOCKED'
   | 'HV_VERSION'
   | 'HV_READ_ONLY'
-  | 'HV_UNSUPPORTED';
+  | 'HV_UNSUPPORTED'
+  | 'HV_QUOTA';
 
 /**
  * Every code a {@link HorosvecError} can carry: the core's ({@link ErrorCode}, docs/errors.md)
@@ -243,6 +244,22 @@ export interface ExportedGraph<I extends Id = Id> {
 
 /** Options of `Collection.open`. */
 export interface OpenOptions {
+  /**
+   * Where the collection lives: `'disk'` (default; `path` is a directory, Node with the native
+   * backend) or `'opfs'`: `path` is a collection name (as a {@link Database}'s: letters, digits,
+   * `_` and `-`, 1 to 128 characters) in the browser's Origin Private File System, directory
+   * `horosvec/<name>/`. OPFS needs sync access handles, which exist only in dedicated Web
+   * Workers: open it through `horosvec/worker` (elsewhere, and under Node, `HV_UNSUPPORTED`). The
+   * contract is the disk one: a write's Promise resolves once its one log frame is flushed (a
+   * flush is OPFS's only sync, so `durability` is accepted and changes nothing), it survives a
+   * tab crash or reload, a batch is all or nothing, and a reopen reads each sealed segment's
+   * file (its index included: no rebuild; the files are read into memory whole). One open handle
+   * per collection in the whole origin: a second open, in any tab or worker, is `HV_LOCKED`. A
+   * full storage quota fails the write with `HV_QUOTA`, and nothing acknowledged is lost. Not
+   * available: `readOnly`, `refreshIntervalMs`, `toBytes`, `buildIndex`, `importGraph`,
+   * `exportGraph` (`HV_UNSUPPORTED`).
+   */
+  storage?: 'disk' | 'opfs';
   /** Dimension: required to create; must match the stored one when given. */
   dim?: number;
   /** Metric: used to create (default `'l2'`); must match the stored one when given. */
@@ -503,7 +520,9 @@ export declare class Collection<M = Metadata, I extends Id = Id> {
    * (options differ from the stored dim/metric, or `dim` missing to create), `HV_IO` (cannot
    * create or read the directory), `HV_CORRUPT` (not a horosvec collection or damaged),
    * `HV_VERSION` (another format version of the database or a segment file), `HV_UNSUPPORTED`
-   * (wasm backend). A missing or damaged segment file is `HV_CORRUPT`.
+   * (wasm backend without `storage: 'opfs'`; `'opfs'` outside a dedicated Web Worker or under
+   * Node), `HV_QUOTA` (`'opfs'`: the origin's storage quota). A missing or damaged segment file
+   * is `HV_CORRUPT`.
    */
   static open<M = Metadata, I extends Id = Id>(path: string, options?: OpenOptions): Promise<Collection<M, I>>;
 

@@ -91,7 +91,11 @@ export declare class WorkerCollection<M = Metadata, I extends Id = Id> {
   private constructor();
   /** Like `Collection.create`, but a Promise. */
   static create<M = Metadata, I extends Id = Id>(options: CreateOptions): Promise<WorkerCollection<M, I>>;
-  /** Like `Collection.open` (Node with the native addon only; HV_UNSUPPORTED elsewhere). */
+  /**
+   * Like `Collection.open`: a directory under Node with the native addon; in browsers
+   * `{ storage: 'opfs' }`, a durable collection in the Origin Private File System, run in the
+   * worker (HV_UNSUPPORTED elsewhere).
+   */
   static open<M = Metadata, I extends Id = Id>(path: string, options?: OpenOptions): Promise<WorkerCollection<M, I>>;
   /** Like `Collection.fromBytes`; the caller's bytes are copied (never detached). Progress: phase `'decode'`. */
   static fromBytes<M = Metadata, I extends Id = Id>(bytes: Uint8Array, options?: WorkerProgressOptions): Promise<WorkerCollection<M, I>>;

@@ -41,6 +41,8 @@ t node tests-js/browser/e2e.mjs || fail=1
 # the semantic-search page (examples/semantic-search): its production build in headless Chromium,
 # results against the Node search, no main-thread task over 50 ms (~30 s)
 t node tests-js/browser/semantic-search.e2e.mjs || fail=1
+# OPFS durable collections: renderer crashes and browser SIGKILLs mid-write (~45 s)
+t node tests-js/browser/opfs-crash.mjs || fail=1
 # the ecosystem matrix: the packed tarballs in fresh projects (bundlers, frameworks, runtimes)
 t node tests-js/ecosystem/run.mjs || fail=1
 if [ "$fail" = 0 ]; then echo "[test] all suites passed"; else echo "[test] FAILED"; fi

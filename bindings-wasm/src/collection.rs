@@ -4,15 +4,12 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use horosvec_core::filter::Filter;
-use horosvec_core::{args, Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
+use horosvec_core::{args, Collection, Error, IndexParams, Metric, WriteKind};
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{
-    bytes_in, err, f32s_in, hits_out, id_in, ids_in, metadata_in, page_out, record_out, stats_out,
-    u32s_in,
-};
+use crate::convert::{bytes_in, err, ids_in, stats_out, u32s_in};
+use crate::reads;
 use js_sys::{Float32Array, Uint32Array, Uint8Array};
 
 /// An in-memory collection (raw binding; the public API is the JS `Collection` in `npm/lib`).
@@ -37,34 +34,11 @@ impl CoreCollection {
         metadata: Option<Array>,
     ) -> Result<(), JsValue> {
         self.col()?;
-        let vectors = f32s_in(vectors).map_err(err)?;
-        let ids = ids_in(&ids).map_err(err)?;
-        let metadata = metadata_in(metadata).map_err(err)?;
+        let (ids, vectors, metadata) = reads::write_input(&ids, vectors, metadata)?;
         let col = self.col_mut()?;
         let w = col.prepare(kind, ids, vectors, metadata).map_err(err)?;
         col.commit(w).map_err(err)
     }
-}
-
-/// Reads `{ k, includeMetadata, ef?, rerank?, exact, filter?, ids? }` (the same fields as the
-/// Node binding's `RawSearchOptions`; `filter` and `ids` as JSON text).
-fn opts(o: &JsValue) -> Result<SearchOptions, JsValue> {
-    let get = |k: &str| js_sys::Reflect::get(o, &k.into()).unwrap_or(JsValue::UNDEFINED);
-    let a = args::SearchArgs::from_lookup(
-        |k| get(k).as_f64(),
-        |k| get(k).as_bool(),
-        |k| get(k).as_string(),
-    );
-    args::search_options(&a).map_err(err)
-}
-
-/// The filter of `count` / `list` (absent: every record).
-fn filter_in(filter: Option<String>) -> Result<Option<Filter>, JsValue> {
-    filter
-        .as_deref()
-        .map(Filter::parse)
-        .transpose()
-        .map_err(err)
 }
 
 /// Reads `{ r?, l?, alpha?, passes?, bits?, seed? }` (the Node binding's `RawIndexParams`).
@@ -173,14 +147,13 @@ impl CoreCollection {
     #[wasm_bindgen(js_name = deleteWhere)]
     pub fn delete_where(&mut self, filter: String) -> Result<u32, JsValue> {
         self.col()?;
-        let f = Filter::parse(&filter).map_err(err)?;
+        let f = reads::filter(&filter)?;
         Ok(self.col_mut()?.delete_where(&f).map_err(err)? as u32)
     }
 
     /// The number of live records the filter (JSON text; absent: every record) matches.
     pub fn count(&self, filter: Option<String>) -> Result<f64, JsValue> {
-        let f = filter_in(filter)?;
-        Ok(self.col()?.count(f.as_ref()) as f64)
+        reads::count(self.col()?, filter)
     }
 
     /// One page of the live records the filter matches, in insertion order (the Node binding's
@@ -192,47 +165,25 @@ impl CoreCollection {
         cursor: Option<String>,
         include_vectors: bool,
     ) -> Result<JsValue, JsValue> {
-        let q = args::list_query(
-            filter.as_deref(),
-            limit,
-            cursor.as_deref(),
-            Some(include_vectors),
-        )
-        .map_err(err)?;
-        let page = self.col()?.list(&q).map_err(err)?;
-        Ok(page_out(&page, include_vectors))
+        reads::list(self.col()?, filter, limit, cursor, include_vectors)
     }
 
     /// The record of `id` (`{ vector, metadata }`), or undefined.
     pub fn get(&self, id: JsValue) -> Result<JsValue, JsValue> {
-        let id = id_in(&id).map_err(err)?;
-        Ok(self
-            .col()?
-            .get(&id)
-            .map_err(err)?
-            .map(|(v, m)| record_out(v, m.as_deref()))
-            .unwrap_or(JsValue::UNDEFINED))
+        reads::get(self.col()?, &id)
     }
 
     /// Search for one query: exact, or through the index when there is one (see `exact`;
     /// `horosvec_core::Collection::search`).
     pub fn search(&self, query: &Float32Array, options: JsValue) -> Result<JsValue, JsValue> {
-        let o = opts(&options)?;
-        let col = self.col()?;
-        let query = f32s_in(query).map_err(err)?;
-        let hits = col.search(&query, &o).map_err(err)?;
-        Ok(hits_out(&hits))
+        reads::search(self.col()?, query, &options)
     }
 
     /// Search for `n` queries (`n × dim` row-major): exact, or through the index when there is
     /// one (see `exact`; `horosvec_core::Collection::search_batch`); an array of per-query hits.
     #[wasm_bindgen(js_name = searchBatch)]
     pub fn search_batch(&self, queries: &Float32Array, options: JsValue) -> Result<Array, JsValue> {
-        let o = opts(&options)?;
-        let col = self.col()?;
-        let queries = f32s_in(queries).map_err(err)?;
-        let all = col.search_batch(&queries, &o).map_err(err)?;
-        Ok(all.iter().map(|h| hits_out(h)).collect())
+        reads::search_batch(self.col()?, queries, &options)
     }
 
     /// Builds the approximate index (sequentially: no threads in this build). `params` holds

@@ -6,6 +6,9 @@
 
 mod collection;
 mod convert;
+mod durable;
+mod opfs;
+mod reads;
 
 use wasm_bindgen::prelude::*;
 

@@ -44,6 +44,9 @@ pub enum ErrorCode {
     ReadOnly,
     /// `HV_UNSUPPORTED`: the operation does not exist on this backend (e.g. files under wasm).
     Unsupported,
+    /// `HV_QUOTA`: the storage quota is exhausted (the browser's origin storage); the write was
+    /// refused and nothing acknowledged is lost.
+    Quota,
 }
 
 impl ErrorCode {
@@ -64,6 +67,7 @@ impl ErrorCode {
         ErrorCode::Version,
         ErrorCode::ReadOnly,
         ErrorCode::Unsupported,
+        ErrorCode::Quota,
     ];
 
     /// The stable string form, e.g. `"HV_DIM_MISMATCH"`.
@@ -84,6 +88,7 @@ impl ErrorCode {
             ErrorCode::Version => "HV_VERSION",
             ErrorCode::ReadOnly => "HV_READ_ONLY",
             ErrorCode::Unsupported => "HV_UNSUPPORTED",
+            ErrorCode::Quota => "HV_QUOTA",
         }
     }
 
@@ -104,7 +109,8 @@ impl ErrorCode {
             ErrorCode::Locked => "The collection directory is open for writing by another process or handle (one writer per collection); open it with `readOnly: true` to read alongside.",
             ErrorCode::Version => "A stored file (database, segment, snapshot) has a format version this build cannot read; nothing was changed.",
             ErrorCode::ReadOnly => "A write (`add`, `upsert`, `delete`, `deleteWhere`, `seal`, `compact`) on a collection opened with `readOnly: true` (an in-memory `buildIndex` on the view is allowed: it writes nothing).",
-            ErrorCode::Unsupported => "The operation does not exist on this backend, e.g. `Collection.open` (files) under the wasm build.",
+            ErrorCode::Unsupported => "The operation does not exist on this backend, e.g. `Collection.open` (files) under the wasm build outside a Web Worker, or where the browser has no Origin Private File System or sync access handles.",
+            ErrorCode::Quota => "The browser's storage quota for the origin is exhausted (a `QuotaExceededError` while writing a collection opened with `storage: 'opfs'`): the write was refused, nothing acknowledged before it is lost, and the collection stays usable (reads, deletes, and writes once space is freed).",
         }
     }
 }
@@ -167,6 +173,8 @@ pub enum Error {
     ReadOnly,
     /// An operation this backend does not have, with its name.
     Unsupported(String),
+    /// The storage quota is exhausted, with the context.
+    Quota(String),
 }
 
 impl Error {
@@ -188,6 +196,7 @@ impl Error {
             Error::Version(_) => ErrorCode::Version,
             Error::ReadOnly => ErrorCode::ReadOnly,
             Error::Unsupported(_) => ErrorCode::Unsupported,
+            Error::Quota(_) => ErrorCode::Quota,
         }
     }
 
@@ -228,6 +237,7 @@ impl fmt::Display for Error {
             Error::Version(m) => write!(f, "unsupported format version: {m}"),
             Error::ReadOnly => f.write_str("the collection was opened read-only"),
             Error::Unsupported(m) => write!(f, "not supported: {m}"),
+            Error::Quota(m) => write!(f, "storage quota exhausted: {m}"),
         }
     }
 }

@@ -22,7 +22,6 @@ pub mod ann;
 pub mod args;
 pub mod collection;
 pub mod distance;
-#[cfg(feature = "durable")]
 pub mod durable;
 pub mod error;
 pub mod filter;

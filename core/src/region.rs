@@ -51,27 +51,42 @@ unsafe impl bytemuck::Zeroable for CacheLine {}
 unsafe impl bytemuck::Pod for CacheLine {}
 
 /// An owned buffer whose first byte is 64-byte aligned (a memory map is page-aligned; this stands
-/// in for one in tests, which hold segment files as byte arrays).
-#[cfg(test)]
+/// in for one where a segment file is held as bytes: tests, and the wasm build's durable
+/// collections, whose segment files are read whole).
 pub struct AlignedBuf {
     lines: Vec<CacheLine>,
     len: usize,
 }
 
-#[cfg(test)]
 impl AlignedBuf {
     /// Copies `bytes` into a fresh 64-byte aligned buffer.
+    ///
+    /// # Panics
+    /// When the allocation fails (tests; [`AlignedBuf::try_from_bytes`] does not).
+    #[cfg(test)]
     pub fn from_bytes(bytes: &[u8]) -> AlignedBuf {
-        let mut lines = vec![CacheLine::ZERO; bytes.len().div_ceil(64)];
+        AlignedBuf::try_from_bytes(bytes).expect("allocation")
+    }
+
+    /// Copies `bytes` into a fresh 64-byte aligned buffer.
+    ///
+    /// # Errors
+    /// `HV_OUT_OF_MEMORY`.
+    pub fn try_from_bytes(bytes: &[u8]) -> crate::error::Result<AlignedBuf> {
+        let n = bytes.len().div_ceil(64);
+        let mut lines = Vec::new();
+        lines.try_reserve_exact(n).map_err(|_| {
+            crate::error::Error::OutOfMemory(format!("a segment of {} bytes", bytes.len()))
+        })?;
+        lines.resize(n, CacheLine::ZERO);
         bytemuck::cast_slice_mut::<CacheLine, u8>(&mut lines)[..bytes.len()].copy_from_slice(bytes);
-        AlignedBuf {
+        Ok(AlignedBuf {
             lines,
             len: bytes.len(),
-        }
+        })
     }
 }
 
-#[cfg(test)]
 impl Backing for AlignedBuf {
     fn bytes(&self) -> &[u8] {
         &bytemuck::cast_slice::<CacheLine, u8>(&self.lines)[..self.len]

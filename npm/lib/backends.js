@@ -6,8 +6,9 @@
 // Module level: `name`, `kernel`, `version`, `threads()`, `assertCanOpen()` (and, wasm only,
 // `unsupportedMessage(what)`: what a call needing files throws, by entry point), `create(dim,
 // metric)`, `fromBytes(bytes)`, `open(path, dim, metric, durability, readOnly, limits,
-// refreshIntervalMs)`; the last
-// three return a handle (Promise of one for the async two).
+// refreshIntervalMs)`, `openOpfs(name, dim, metric, limits)` (wasm in a Web Worker: a durable
+// collection in the Origin Private File System, `opfs.js`); the last
+// four return a handle (Promise of one for the async three).
 // A handle (one raw collection): `durable`, `queue` (its `CallQueue`), `size`, `commits`,
 // `mutableBound`, `stats()`, `get(id)`, `searchSync(query, options)`, `close()`, and the calls
 // the queue orders, each returning a Promise whose rejection is an `HvError`: `write(method,
@@ -20,6 +21,7 @@
 // its read lock on the calling thread) but are ordered by the queue like any read.
 
 import { hvError, readInput, toHvError } from './errors.js';
+import { openCollectionDir, opfsError, removeOrphans, removeSegmentFile, writeSegmentFile } from './opfs.js';
 import { CallQueue, TicketBook } from './queue.js';
 
 // `signal.aborted` is the caller's value: a getter that throws is the caller's error.
@@ -195,6 +197,9 @@ function nativeBackend(raw) {
     fromBytes: async (bytes) => wrap(await raw.CoreCollection.fromBytesAsync(bytes)),
     open: async (path, dim, metric, durability, readOnly, limits, refreshIntervalMs) =>
       wrap(await raw.CoreCollection.openAsync(path, dim, metric, durability, readOnly, limits, refreshIntervalMs)),
+    openOpfs: async () => {
+      throw hvError('HV_UNSUPPORTED', "storage: 'opfs' is the browser's Origin Private File System; this is the native backend (Node.js): use Collection.open(path) on disk");
+    },
   };
 }
 
@@ -269,11 +274,147 @@ function wasmBackend(raw, message = browserMessage) {
     }
   }
 
+  // A durable collection in the Origin Private File System (`opfs.js`), over the core's
+  // single-threaded driver (`CoreDurable`). A write is applied, committed (one flush) and
+  // answered in one synchronous call; the segment jobs the policy asks for run after it, as a
+  // write of the queue of their own (so acknowledgements do not wait for a build): the core
+  // builds the segment, this writes and flushes its file, then the core installs it.
+  class OpfsHandle extends Handle {
+    durable = true;
+    queue = new CallQueue();
+    #store;
+
+    constructor(r, store) {
+      super(r);
+      this.#store = store;
+    }
+    get commits() {
+      return this.raw.commits;
+    }
+    get mutableBound() {
+      return this.raw.mutableBound;
+    }
+    get refreshes() {
+      return 0;
+    }
+    get lastRefreshMs() {
+      return 0;
+    }
+    // the only writer of its files
+    refresh() {
+      return Promise.resolve(false);
+    }
+    #written(f) {
+      return invoke(f).then((n) => {
+        this.queue.run(() => this.#maintain(undefined), { kind: 'write' }).catch(() => undefined);
+        return n;
+      });
+    }
+    // Runs the jobs the policy asks for; the count of the one `want` ('seal' | 'compact') asked.
+    async #maintain(want) {
+      const { dir } = this.#store;
+      let answer = 0;
+      for (;;) {
+        const job = this.raw.startJob();
+        if (job === undefined) return answer;
+        if (job.generation !== null) {
+          try {
+            await writeSegmentFile(dir, job.generation, job.bytes);
+          } catch (e) {
+            this.raw.abortJob();
+            await removeSegmentFile(dir, job.generation);
+            throw e;
+          }
+        }
+        let done;
+        try {
+          done = this.raw.installJob();
+        } catch (e) {
+          if (job.generation !== null) await removeSegmentFile(dir, job.generation);
+          throw toHvError(e);
+        }
+        for (const g of done.removed) await removeSegmentFile(dir, g);
+        if (want !== undefined && done.seal === (want === 'seal')) answer = done.count;
+      }
+    }
+    write(method, ids, flat, meta) {
+      return this.#written(() => this.raw[method](ids, flat, meta));
+    }
+    delete(ids) {
+      return this.#written(() => this.raw.delete(ids));
+    }
+    deleteWhere(filter) {
+      return this.#written(() => this.raw.deleteWhere(filter));
+    }
+    count(filter) {
+      return invoke(() => this.raw.count(filter));
+    }
+    list(filter, limit, cursor, includeVectors) {
+      return invoke(() => this.raw.list(filter, limit, cursor, includeVectors));
+    }
+    search(query, options) {
+      return invoke(() => this.raw.search(query, options));
+    }
+    searchBatch(flat, options) {
+      return invoke(() => this.raw.searchBatch(flat, options));
+    }
+    seal() {
+      return invoke(() => this.raw.ask(true)).then(() => this.#maintain('seal'));
+    }
+    compact() {
+      return invoke(() => this.raw.ask(false)).then(() => this.#maintain('compact'));
+    }
+    #unsupported(what) {
+      return Promise.reject(hvError('HV_UNSUPPORTED', `${what} is not available on a collection opened with storage: 'opfs' (its sealed segments are indexed as they are sealed; use seal())`));
+    }
+    importGraph() {
+      return this.#unsupported('importGraph');
+    }
+    exportGraph() {
+      return this.#unsupported('exportGraph');
+    }
+    toBytes() {
+      return this.#unsupported('toBytes');
+    }
+    buildIndex() {
+      return this.#unsupported('buildIndex');
+    }
+    close() {
+      try {
+        this.raw.close();
+      } finally {
+        this.#store.close();
+      }
+    }
+  }
+
+  async function openOpfs(name, dim, metric, limits) {
+    const store = await openCollectionDir(name);
+    let r;
+    try {
+      r = raw.CoreDurable.open(store.logs[0], store.logs[1], dim, metric, limits, (g) => store.segments.get(g));
+    } catch (e) {
+      store.close();
+      throw toHvError(e);
+    }
+    const found = [...store.segments.keys()];
+    store.segments.clear();
+    try {
+      await removeOrphans(store.dir, found, r.liveSegments());
+    } catch (e) {
+      r.close();
+      store.close();
+      throw opfsError(e, 'remove orphans in', name);
+    }
+    return new OpfsHandle(r, store);
+  }
+
   return {
     name: raw.backend(),
     kernel: raw.kernel(),
     version: raw.version(),
     threads: () => raw.threads(),
+    openOpfs,
     unsupportedMessage: message === browserMessage ? undefined : message,
     assertCanOpen() {
       throw unsupported();

@@ -135,11 +135,16 @@ export function makeApi(raw, info = {}) {
     }
 
     static async open(path, options = {}) {
-      backend.assertCanOpen();
-      if (typeof path !== 'string' || path === '') throw hvError('HV_INVALID_ARGUMENT', 'path must be a non-empty string (a directory)');
+      // storage: 'opfs' (a name in the browser's Origin Private File System, in a Web Worker)
+      const opfs = options !== null && typeof options === 'object' && readInput(() => options.storage) === 'opfs';
+      if (!opfs) backend.assertCanOpen();
+      if (typeof path !== 'string' || path === '') throw hvError('HV_INVALID_ARGUMENT', opfs ? 'name must be a non-empty string' : 'path must be a non-empty string (a directory)');
       const { dim, metric, durability, readOnly, limits, refreshIntervalMs } = readInput(() => {
         if (options === null || typeof options !== 'object') throw inputError('HV_INVALID_ARGUMENT', 'open options must be an object');
-        const known = ['dim', 'metric', 'durability', 'readOnly', 'maxMutableRecords', 'maxSealedSegments', 'maxTombstoneRatio', 'verify', 'refreshIntervalMs'];
+        const known = ['dim', 'metric', 'durability', 'readOnly', 'maxMutableRecords', 'maxSealedSegments', 'maxTombstoneRatio', 'verify', 'refreshIntervalMs', 'storage'];
+        if (options.storage !== undefined && options.storage !== 'disk' && options.storage !== 'opfs') {
+          throw inputError('HV_INVALID_ARGUMENT', `storage must be "disk" or "opfs", got ${JSON.stringify(String(options.storage))}`);
+        }
         const unknown = Object.keys(options).filter((k) => !known.includes(k));
         if (unknown.length > 0) throw inputError('HV_INVALID_ARGUMENT', `unknown open option ${JSON.stringify(unknown[0])} (known: ${known.join(', ')})`);
         const { dim, metric, durability = 'full', readOnly = false, maxMutableRecords, maxSealedSegments, maxTombstoneRatio, verify = false } = options;
@@ -149,7 +154,7 @@ export function makeApi(raw, info = {}) {
         if (typeof verify !== 'boolean') throw inputError('HV_INVALID_ARGUMENT', 'verify must be a boolean');
         if (dim !== undefined && typeof dim !== 'number') throw inputError('HV_INVALID_ARGUMENT', `dim must be a positive integer, got ${typeof dim}`);
         if (metric !== undefined && typeof metric !== 'string') throw inputError('HV_INVALID_ARGUMENT', `metric must be a string, got ${typeof metric}`);
-        if (typeof durability !== 'string') throw inputError('HV_INVALID_ARGUMENT', `durability must be "full", "normal" or "off"`);
+        if (typeof durability !== 'string' || (opfs && !['full', 'normal', 'off'].includes(durability))) throw inputError('HV_INVALID_ARGUMENT', `durability must be "full", "normal" or "off"`);
         if (typeof readOnly !== 'boolean') throw inputError('HV_INVALID_ARGUMENT', 'readOnly must be a boolean');
         // a read-only view's polling interval (ms; 0 = off); a writer sees its own writes and ignores it
         const { refreshIntervalMs = 100 } = options;
@@ -158,9 +163,10 @@ export function makeApi(raw, info = {}) {
         }
         return { dim, metric, durability, readOnly, limits: { maxMutableRecords, maxSealedSegments, maxTombstoneRatio, verify }, refreshIntervalMs };
       });
+      if (opfs && readOnly) throw hvError('HV_UNSUPPORTED', "readOnly views do not exist for storage: 'opfs' (one open handle per collection in the origin)");
       let handle;
       try {
-        handle = await backend.open(path, dim, metric, durability, readOnly, limits, refreshIntervalMs);
+        handle = opfs ? await backend.openOpfs(path, dim, metric, limits) : await backend.open(path, dim, metric, durability, readOnly, limits, refreshIntervalMs);
       } catch (e) {
         throw toHvError(e);
       }

@@ -320,7 +320,6 @@ pub const MAX_SEALED_SEGMENTS: f64 = 1e6;
 
 /// The fields of a JS segment options object (`{ maxMutableRecords?, maxSealedSegments?,
 /// maxTombstoneRatio?, verify? }` of `Collection.open`), before any check. `None` = absent.
-#[cfg(feature = "durable")]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SegmentArgs {
     /// Seal the mutable segment at this many records (count).
@@ -340,7 +339,6 @@ pub struct SegmentArgs {
 /// `HV_INVALID_ARGUMENT` unless `maxMutableRecords` is an integer in 0..=10⁹ and
 /// `maxSealedSegments` in 0..=10⁶ (then as [`crate::durable::SegmentConfig::validate`]:
 /// `maxTombstoneRatio` in (0, 1], and the configuration's other ranges).
-#[cfg(feature = "durable")]
 pub fn segment_config(a: &SegmentArgs) -> Result<crate::durable::SegmentConfig> {
     let mut cfg = crate::durable::SegmentConfig::default();
     if let Some(v) = a.max_mutable_records {

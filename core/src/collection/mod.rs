@@ -19,7 +19,6 @@ mod rows;
 mod search;
 mod segments;
 mod selection;
-#[cfg_attr(not(feature = "durable"), allow(dead_code))]
 mod swap;
 mod validate;
 mod write;
@@ -29,7 +28,6 @@ pub use graph_io::{ExportedGraph, ImportReport, NO_NEIGHBOR};
 pub use options::SearchOptions;
 pub use queries::{ListPage, ListQuery, ListedRecord, MAX_LIST_LIMIT};
 pub(crate) use segments::SealedPart;
-#[cfg(feature = "durable")]
 pub(crate) use swap::{CompactionTicket, InterimTicket, SealInput, SealTicket, SwapOutcome};
 pub use validate::CODE_SAMPLE;
 pub use write::{PreparedWrite, WriteKind};

@@ -3,10 +3,10 @@
 
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use super::jobs::Built;
-use crate::collection::{Collection, WriteKind};
+use super::built::Built;
+pub use super::request::WriteRequest;
+use crate::collection::Collection;
 use crate::error::{Error, Result};
-use crate::types::VectorId;
 
 /// The in-memory collection shared between the binding (searches), the committer and builds;
 /// `None` once closed.
@@ -20,33 +20,6 @@ pub type Reply = Box<dyn FnOnce(Result<usize>) + Send>;
 /// Called by the committer after it answered a group of requests (see
 /// [`super::DurableCollection::set_group_hook`]).
 pub type GroupHook = Box<dyn Fn() + Send>;
-
-/// One write request.
-#[derive(Debug)]
-pub enum WriteRequest {
-    /// Insert (`Add`) or insert-or-replace (`Upsert`) records: `n × dim` vectors, row-major.
-    Put {
-        /// Add or upsert.
-        kind: WriteKind,
-        /// The ids.
-        ids: Vec<VectorId>,
-        /// `n × dim` values.
-        vectors: Vec<f32>,
-        /// Optional metadata JSON per record.
-        metadata: Option<Vec<Option<String>>>,
-    },
-    /// Delete records (absent ids are ignored).
-    Delete {
-        /// The ids.
-        ids: Vec<VectorId>,
-    },
-    /// Delete every record matching a filter (evaluated when the request is applied, in call
-    /// order); answered with the number deleted.
-    DeleteWhere {
-        /// The filter.
-        filter: crate::filter::Filter,
-    },
-}
 
 /// Most requests committed as one group.
 pub const MAX_GROUP: usize = 4096;

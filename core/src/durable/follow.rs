@@ -42,7 +42,7 @@ pub struct FollowStats {
 
 /// The read-only view's store and what its refresh needs.
 pub(super) struct Follower {
-    pub(super) store: Box<dyn RecordStore>,
+    pub(super) store: Box<dyn RecordStore + Send>,
     pub(super) dir: Option<SegmentDir>,
     pub(super) verify: bool,
     /// The store's change token read before the last load.

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::files::SegmentDir;
+use super::restore::{check_segment, restore};
 use crate::collection::Collection;
 use crate::error::{Error, Result};
 use crate::segment::{open_segment_file, Freshness, Segment};
@@ -109,34 +110,16 @@ fn load_parts(
     metric: Metric,
     manifest: &[ManifestEntry],
 ) -> Result<Collection> {
-    let mut col = Collection::new(dim, metric)?;
-    col.set_deferred_index(true);
-    if !manifest.is_empty() {
+    restore(store, manifest, &mut |e| {
+        if let Some(seg) = mapped.get(&e.generation) {
+            // checked when it was mapped
+            return Ok(seg.clone());
+        }
         let dir = dir.ok_or_else(|| {
             Error::Corrupt("the manifest lists segments but the store has no directory".into())
         })?;
-        for e in manifest {
-            if let Some(seg) = mapped.get(&e.generation) {
-                // checked when it was mapped
-                col.attach_segment(seg.clone(), &e.tombstones)?;
-                continue;
-            }
-            let seg =
-                open_segment_file(dir.path(), e.generation, dim, metric, Freshness::FromDisk)?;
-            if seg.len() as u64 != e.rows {
-                return Err(Error::Corrupt(format!(
-                    "segment {} holds {} rows, the manifest says {}",
-                    e.generation,
-                    seg.len(),
-                    e.rows
-                )));
-            }
-            if verify {
-                seg.verify()?;
-            }
-            col.attach_segment(seg, &e.tombstones)?;
-        }
-    }
-    store.load(&mut |r| col.restore_row(r.id, r.seq, &r.vector, r.metadata))?;
-    Ok(col)
+        let seg = open_segment_file(dir.path(), e.generation, dim, metric, Freshness::FromDisk)?;
+        check_segment(&seg, e, verify)?;
+        Ok(seg)
+    })
 }

@@ -1,7 +1,7 @@
 //! What the committer asks of the store: the mutations of a write group and of a swap, each
 //! built in one function, and the application of one write request to the collection.
 
-use super::channel::WriteRequest;
+use super::request::WriteRequest;
 use crate::collection::{Collection, SwapOutcome};
 use crate::error::Result;
 use crate::segment::Segment;

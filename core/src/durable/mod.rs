@@ -1,8 +1,11 @@
-//! A collection whose writes are durable, with group commit (feature `durable`, native only).
+//! A collection whose writes are durable: natively (feature `durable`) with group commit on a
+//! committer thread (`DurableCollection`, below); in the wasm build, driven on the calling
+//! thread by [`LocalDurable`] (`local.rs`: the browser's OPFS collections), which reuses the
+//! thread-free parts: `request`, `manifest`, `policy`, `built`, `restore`.
 //!
-//! [`DurableCollection::open`] loads the records of a [`RecordStore`] into an in-memory
-//! [`Collection`](crate::collection::Collection) shared behind a lock ([`SharedCollection`]), and starts one committer thread
-//! that owns the store. Writers [`submit`](DurableCollection::submit) requests into a channel, in
+//! `DurableCollection::open` loads the records of a [`RecordStore`](crate::store::RecordStore) into an in-memory
+//! [`Collection`](crate::collection::Collection) shared behind a lock (`SharedCollection`), and starts one committer thread
+//! that owns the store. Writers `DurableCollection::submit` requests into a channel, in
 //! call order, with a callback. The committer takes every request waiting in the channel as one
 //! group and:
 //!
@@ -23,18 +26,19 @@
 //! of the group being synced before the writer is told it is durable.
 //!
 //! A read-only view (another process's, or this one's) follows the writer:
-//! [`DurableCollection::refresh`] reloads it when the store changed, from one consistent read
-//! (never part of a group), reusing the segments already mapped; [`DurableCollection::follow`]
+//! `DurableCollection::refresh` reloads it when the store changed, from one consistent read
+//! (never part of a group), reusing the segments already mapped; `DurableCollection::follow`
 //! polls in a background thread. See `follow`.
 //!
-//! The parts (private modules): `channel` (the shared collection, the write requests with their
-//! replies, and the committer's messages), `committer` (the group-commit loop), `files`
+//! The parts (private modules): `handle` (the handle), `channel` (the shared collection, the
+//! replies, and the committer's messages), `request` (the write requests), `committer` (the group-commit loop), `files`
 //! (`SegmentDir`: the segment files of the directory), `jobs` (the background builds, each
 //! with its swap ticket, handing back what they built), `lifecycle` (starting jobs and
 //! installing their results between two groups: where the tickets are consumed), `follow` (a
 //! read-only view's refresh and its polling thread), `load` (the
 //! in-memory collection from the store and the segment files, at open and after a failed
-//! commit), `manifest` (the store mutations of a group and of a swap; `apply`, one write request
+//! commit; `restore`, its thread-free part), `built` (a build's result and its install),
+//! `local` (the single-threaded driver), `manifest` (the store mutations of a group and of a swap; `apply`, one write request
 //! applied to the collection), `policy` (when to seal, compact or build an interim index, and
 //! when a write waits: pure functions of a few numbers).
 //!
@@ -43,7 +47,7 @@
 //! Design: `../shared/design/seed-vector-database.md` §2.4–2.8 (outside the repository).
 //!
 //! The in-memory rows are the mutable segment. When it reaches
-//! [`SegmentConfig::max_mutable_records`] (or on [`DurableCollection::seal`]), the committer
+//! [`SegmentConfig::max_mutable_records`] (or on `DurableCollection::seal`), the committer
 //! copies its rows and a background thread builds their Vamana index on the rayon pool, writes
 //! the segment file, syncs it and renames it into place ([`crate::segment`]). Only then does the
 //! committer, between two write groups, swap it in: under the write lock the copied records leave
@@ -55,314 +59,39 @@
 //! Compaction works the same way: when there are more than
 //! [`SegmentConfig::max_sealed_segments`] (it merges the smallest), when a segment's tombstones
 //! pass [`SegmentConfig::max_tombstone_ratio`] (it rewrites that one), or on
-//! [`DurableCollection::compact`] (it merges all). Its memory is the live rows of the segments
+//! `DurableCollection::compact` (it merges all). Its memory is the live rows of the segments
 //! it merges; the old files are removed after the manifest commit. Searches hold the read lock
 //! only, so they run during builds and wait only for the short swaps.
 
-use std::collections::HashSet;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{channel, Sender};
-use std::sync::{Arc, Mutex, RwLock};
-use std::thread::JoinHandle;
-use std::time::Duration;
-
+mod built;
+#[cfg(feature = "durable")]
 mod channel;
+#[cfg(feature = "durable")]
 mod committer;
+#[cfg(feature = "durable")]
 mod files;
+#[cfg(feature = "durable")]
 mod follow;
+#[cfg(feature = "durable")]
+mod handle;
+#[cfg(feature = "durable")]
 mod jobs;
+#[cfg(feature = "durable")]
 mod lifecycle;
+#[cfg(feature = "durable")]
 mod load;
+mod local;
 mod manifest;
 mod policy;
+mod request;
+mod restore;
 
-pub use channel::{GroupHook, Reply, SharedCollection, WriteRequest, MAX_GROUP};
+#[cfg(feature = "durable")]
+pub use channel::{GroupHook, Reply, SharedCollection, MAX_GROUP};
+#[cfg(feature = "durable")]
 pub use follow::{FollowStats, BACKOFF};
+#[cfg(feature = "durable")]
+pub use handle::DurableCollection;
+pub use local::{Job as LocalJob, LocalDurable, Swapped as LocalSwap};
 pub use policy::SegmentConfig;
-
-use crate::error::{Error, Result};
-use crate::segment::warm_up;
-use crate::store::RecordStore;
-use channel::{fail_closed, Msg};
-use committer::{Committer, Links};
-use files::SegmentDir;
-use follow::{Follower, Poller, SharedFollower};
-use load::{load, LoadMode};
-
-/// A durable collection: the shared in-memory state plus the committer thread.
-pub struct DurableCollection {
-    shared: SharedCollection,
-    hook: Arc<Mutex<Option<GroupHook>>>,
-    tx: Mutex<Option<Sender<Msg>>>,
-    worker: Mutex<Option<JoinHandle<()>>>,
-    read_only: bool,
-    commits: Arc<AtomicU64>,
-    cancel: Arc<AtomicBool>,
-    mutable_bound: usize,
-    /// A read-only view's store, for its refreshes (`None` for a writer).
-    follower: Option<SharedFollower>,
-    poller: Mutex<Option<Poller>>,
-    follow_stats: Arc<FollowStats>,
-}
-
-impl DurableCollection {
-    /// Opens the sealed segments listed by the store's manifest (files in `dir`; none without a
-    /// directory), loads the store's mutable records into memory and, unless read-only, removes
-    /// orphan segment files and starts the committer (a read-only view's writes fail with
-    /// `HV_READ_ONLY`).
-    ///
-    /// # Errors
-    /// The store's errors (`HV_IO`, `HV_CORRUPT`), a segment's (`HV_CORRUPT` when missing or
-    /// damaged, `HV_VERSION`), `HV_OUT_OF_MEMORY`, `HV_INVALID_ARGUMENT` (configuration).
-    pub fn open<S: RecordStore + 'static>(
-        mut store: S,
-        read_only: bool,
-        dir: Option<PathBuf>,
-        cfg: SegmentConfig,
-    ) -> Result<DurableCollection> {
-        cfg.validate()?;
-        let dir = dir.map(SegmentDir::new);
-        // a view's change token is read before its load (see `follow`)
-        let token = if read_only { store.change_token()? } else { 0 };
-        let col = load(
-            &mut store,
-            dir.as_ref(),
-            LoadMode {
-                verify: cfg.verify,
-                read_only,
-            },
-        )?;
-        warm_up(col.sealed().iter().map(|p| p.segment().clone()).collect());
-        let next_gen = col
-            .sealed()
-            .iter()
-            .map(|p| p.segment().generation() + 1)
-            .max()
-            .unwrap_or(1);
-        if let (Some(d), false) = (&dir, read_only) {
-            let live: HashSet<u64> = col
-                .sealed()
-                .iter()
-                .map(|p| p.segment().generation())
-                .collect();
-            d.remove_orphans(&live)?;
-        }
-        let shared: SharedCollection = Arc::new(RwLock::new(Some(col)));
-        let hook: Arc<Mutex<Option<GroupHook>>> = Arc::new(Mutex::new(None));
-        let commits = Arc::new(AtomicU64::new(0));
-        let cancel = Arc::new(AtomicBool::new(false));
-        let follow_stats = Arc::new(FollowStats::default());
-        let mut follower = None;
-        let (tx, worker) = if read_only {
-            follower = Some(Arc::new(Mutex::new(Some(Follower {
-                store: Box::new(store),
-                dir,
-                verify: cfg.verify,
-                token,
-                shared: shared.clone(),
-                stats: follow_stats.clone(),
-            }))));
-            (None, None)
-        } else {
-            let (tx, rx) = channel::<Msg>();
-            let links = Links {
-                shared: shared.clone(),
-                hook: hook.clone(),
-                commits: commits.clone(),
-                cancel: cancel.clone(),
-                tx: tx.clone(),
-            };
-            let mut c = Committer::new(links, store, dir, cfg, next_gen);
-            let handle = std::thread::Builder::new()
-                .name("horosvec-commit".into())
-                .spawn(move || c.run(rx))
-                .map_err(|e| Error::Io(format!("cannot start the commit thread: {e}")))?;
-            (Some(tx), Some(handle))
-        };
-        Ok(DurableCollection {
-            shared,
-            hook,
-            tx: Mutex::new(tx),
-            worker: Mutex::new(worker),
-            read_only,
-            commits,
-            cancel,
-            mutable_bound: cfg.mutable_bound(),
-            follower,
-            poller: Mutex::new(None),
-            follow_stats,
-        })
-    }
-
-    /// A read-only view: reloads the in-memory collection when the store changed since the
-    /// last load (a commit of the writer, in any process), from one consistent read: every
-    /// write acknowledged before this call is visible after it, and never part of a group.
-    /// True when it loaded something new; false when nothing changed, or for a writer (it
-    /// sees its own writes at once). Searches run during the reload and wait only for the swap.
-    ///
-    /// # Errors
-    /// `HV_CLOSED`, the store's (`HV_IO`, `HV_CORRUPT`), a segment's (`HV_CORRUPT`,
-    /// `HV_VERSION`), `HV_OUT_OF_MEMORY`; the view then keeps its previous state.
-    pub fn refresh(&self) -> Result<bool> {
-        let Some(f) = &self.follower else {
-            return if self.shared.read().map(|g| g.is_some()).unwrap_or(false) {
-                Ok(false)
-            } else {
-                Err(Error::Closed)
-            };
-        };
-        let mut g = f.lock().unwrap_or_else(|p| p.into_inner());
-        g.as_mut().ok_or(Error::Closed)?.refresh()
-    }
-
-    /// A read-only view: refreshes in a background thread every `interval` (the next poll
-    /// waits at least [`BACKOFF`] × the last reload's time, so reloads under sustained writes
-    /// use a bounded share of one core); a commit becomes visible within `interval` plus one
-    /// reload. Replaces a previous poller; a zero interval only stops it. A no-op for a writer.
-    ///
-    /// # Errors
-    /// `HV_CLOSED`; `HV_IO` when the thread cannot start.
-    pub fn follow(&self, interval: Duration) -> Result<()> {
-        let Some(f) = &self.follower else {
-            return Ok(());
-        };
-        let mut p = self.poller.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(mut old) = p.take() {
-            old.stop();
-        }
-        if f.lock().map(|g| g.is_none()).unwrap_or(true) {
-            return Err(Error::Closed);
-        }
-        if !interval.is_zero() {
-            *p = Some(Poller::start(f.clone(), interval)?);
-        }
-        Ok(())
-    }
-
-    /// A read-only view's refresh counters (zero for a writer).
-    pub fn follow_stats(&self) -> &FollowStats {
-        &self.follow_stats
-    }
-
-    /// The bound on the mutable segment's records behind the writers' backpressure
-    /// ([`SegmentConfig::mutable_bound`]).
-    pub fn mutable_bound(&self) -> usize {
-        self.mutable_bound
-    }
-
-    /// The shared in-memory collection (searches take its read lock).
-    pub fn shared(&self) -> &SharedCollection {
-        &self.shared
-    }
-
-    /// True when opened read-only.
-    pub fn read_only(&self) -> bool {
-        self.read_only
-    }
-
-    /// Installs `hook`, called on the committer thread after each round of replies (a group
-    /// commit, a swap): a binding can buffer replies and deliver them to its event loop in one
-    /// call instead of one per write.
-    pub fn set_group_hook(&self, hook: GroupHook) {
-        if let Ok(mut h) = self.hook.lock() {
-            *h = Some(hook);
-        }
-    }
-
-    /// Transactions committed since open (one sync each under `Durability::Full`); with group
-    /// commit, fewer than the writes acknowledged.
-    pub fn commits(&self) -> u64 {
-        self.commits.load(Ordering::Relaxed)
-    }
-
-    fn send(&self, msg: Msg, reply_err: impl FnOnce(Msg)) {
-        let tx = self.tx.lock().ok().and_then(|t| t.clone());
-        match tx {
-            Some(tx) => {
-                if let Err(std::sync::mpsc::SendError(m)) = tx.send(msg) {
-                    reply_err(m);
-                }
-            }
-            None => reply_err(msg),
-        }
-    }
-
-    /// Queues a write; `reply` is called (on the committer thread) once it is durable, with the
-    /// number of records written (added or upserted) or deleted, or with its error. Requests are
-    /// applied in the order of `submit` calls.
-    ///
-    /// # Errors
-    /// Carried by the reply: `HV_READ_ONLY` (a read-only collection; answered at once),
-    /// `HV_CLOSED` (the collection is closed), the validation codes of the write
-    /// (`HV_INVALID_ARGUMENT`, `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR`, `HV_DUPLICATE_ID`,
-    /// `HV_OUT_OF_MEMORY`: see [`Collection::add`](crate::collection::Collection::add); nothing
-    /// of the request is applied), or the store's error when the group's commit fails (`HV_IO`;
-    /// none of the group is kept).
-    pub fn submit(&self, req: WriteRequest, reply: Reply) {
-        if self.read_only {
-            return reply(Err(Error::ReadOnly));
-        }
-        self.send(Msg::Write(req, reply), fail_closed);
-    }
-
-    /// Seals the mutable segment now (after the writes queued before this call); `reply` gets
-    /// the number of records sealed (0 when the mutable segment is empty) once the segment is
-    /// durable and in use.
-    ///
-    /// # Errors
-    /// Carried by the reply: `HV_READ_ONLY` (answered at once), `HV_CLOSED`, `HV_UNSUPPORTED`
-    /// (a collection without a directory), `HV_IO` (writing the segment file, or the manifest
-    /// commit), or the build's own error (e.g. `HV_OUT_OF_MEMORY`; `HV_INTERNAL` for a caught
-    /// panic).
-    pub fn seal(&self, reply: Reply) {
-        if self.read_only {
-            return reply(Err(Error::ReadOnly));
-        }
-        self.send(Msg::Seal(reply), fail_closed);
-    }
-
-    /// Merges every sealed segment into one, dropping tombstoned rows; `reply` gets the number
-    /// of segments merged (0 when there was nothing to do) once the result is durable.
-    ///
-    /// # Errors
-    /// As [`DurableCollection::seal`].
-    pub fn compact(&self, reply: Reply) {
-        if self.read_only {
-            return reply(Err(Error::ReadOnly));
-        }
-        self.send(Msg::Compact(reply), fail_closed);
-    }
-
-    /// Stops taking writes, waits until every queued write is committed and answered (a seal
-    /// or compaction being built is cancelled; its file is removed at the next open), stops the
-    /// committer and drops the in-memory collection (releasing the writer's lock). Idempotent.
-    pub fn close(&self) {
-        if let Some(mut p) = self.poller.lock().ok().and_then(|mut p| p.take()) {
-            p.stop();
-        }
-        if let Some(f) = &self.follower {
-            // releases the view's connection
-            f.lock().unwrap_or_else(|p| p.into_inner()).take();
-        }
-        if let Ok(mut t) = self.tx.lock() {
-            if let Some(tx) = t.take() {
-                self.cancel.store(true, Ordering::Relaxed);
-                let _ = tx.send(Msg::Close);
-            }
-        }
-        let handle = self.worker.lock().ok().and_then(|mut w| w.take());
-        if let Some(h) = handle {
-            let _ = h.join();
-        }
-        if let Ok(mut g) = self.shared.write() {
-            g.take();
-        }
-    }
-}
-
-impl Drop for DurableCollection {
-    fn drop(&mut self) {
-        self.close();
-    }
-}
+pub use request::WriteRequest;

@@ -208,6 +208,7 @@ pub(crate) fn compaction_choice(
 /// (`None` for a delete, which never grows the segment) that would take a non-empty mutable
 /// segment of `mutable_live` records past `bound`. A batch alone larger than the bound goes into
 /// an empty segment, so one batch is never split or held forever.
+#[cfg_attr(not(feature = "durable"), allow(dead_code))]
 pub(crate) fn write_waits(mutable_live: usize, put: Option<usize>, bound: usize) -> bool {
     put.is_some_and(|n| mutable_live > 0 && mutable_live.saturating_add(n) > bound)
 }

@@ -54,7 +54,7 @@ pub use layout::{
 pub use warm::cold_searches_in_flight;
 #[cfg(feature = "durable")]
 pub use warm::warm_up;
-pub use write::{write_segment, SegmentRows};
+pub use write::{segment_bytes, write_segment, SegmentRows};
 
 use crate::ann::AnnIndex;
 use crate::distance::Kernels;

@@ -18,6 +18,17 @@ use crate::region::{Backing, RecordPages, Region};
 use crate::types::Metric;
 
 impl Segment {
+    /// Reads a segment from a copy of the bytes of its file, held in memory (the wasm build's
+    /// durable collections read their segment files whole): as [`Segment::from_backing`],
+    /// without a rebuild of anything.
+    ///
+    /// # Errors
+    /// As [`Segment::from_backing`]; `HV_OUT_OF_MEMORY`.
+    pub fn from_bytes(bytes: &[u8], expect: (u64, usize, Metric)) -> Result<Segment> {
+        let buf = crate::region::AlignedBuf::try_from_bytes(bytes)?;
+        Segment::from_backing(Arc::new(buf), expect)
+    }
+
     /// Reads a segment from the bytes of its file (a memory map natively). `expect` is the
     /// `(generation, dim, metric)` the manifest names, checked against the header.
     ///

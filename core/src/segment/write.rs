@@ -213,3 +213,14 @@ pub fn write_segment<W: Write + Seek>(
     out.flush().map_err(io)?;
     Ok(total)
 }
+
+/// [`write_segment`] into memory: the bytes of segment `generation`'s file (the wasm build
+/// hands them to the page's file system).
+///
+/// # Errors
+/// As [`write_segment`].
+pub fn segment_bytes(generation: u64, rows: &SegmentRows<'_>, index: &AnnIndex) -> Result<Vec<u8>> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    write_segment(&mut out, generation, rows, index)?;
+    Ok(out.into_inner())
+}

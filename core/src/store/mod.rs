@@ -1,7 +1,8 @@
 //! Durable storage of a collection's records, behind the [`RecordStore`] trait so that the
 //! collection logic does not depend on where bytes live: [`MemoryStore`] keeps them in memory
-//! (tests, among them [`FaultyStore`]'s, which wraps it); [`SqliteStore`] (feature `durable`, native only) keeps them in one SQLite
-//! database per collection directory. The on-disk layout is drawn in `docs/format.md`.
+//! (tests, among them [`FaultyStore`]'s, which wraps it); `SqliteStore` (feature `durable`, native only) keeps them in one SQLite
+//! database per collection directory; [`LogStore`] (every build) in two plain files behind
+//! [`LogFile`], the wasm build's OPFS collections. The layouts are drawn in `docs/format.md`.
 //!
 //! A store sees two things: `load` once at open, streaming every record in insertion-sequence
 //! order, and `commit`, which makes a group of mutations durable as one atomic transaction with
@@ -9,12 +10,14 @@
 //! commits, so that the committer's path after a failed commit is tested.
 
 mod faulty;
+pub mod log;
 #[cfg(feature = "durable")]
 mod sqlite;
 
 use std::collections::BTreeMap;
 
 pub use faulty::{FaultSwitch, FaultyStore};
+pub use log::{LogFile, LogStore, MemFile};
 #[cfg(feature = "durable")]
 pub use sqlite::{SqliteStore, DB_FILE, FORMAT_VERSION, LOCK_FILE};
 
@@ -126,8 +129,9 @@ pub struct ManifestEntry {
     pub tombstones: Vec<u32>,
 }
 
-/// Where a collection's records live.
-pub trait RecordStore: Send {
+/// Where a collection's records live. (Not `Send` itself: a store over the browser's file
+/// handles cannot leave its thread; the threaded committer asks for `RecordStore + Send`.)
+pub trait RecordStore {
     /// The stored collection's `(dim, metric)`.
     fn shape(&self) -> (usize, Metric);
 
@@ -211,7 +215,8 @@ pub fn decode_id(k: &[u8]) -> Option<VectorId> {
 }
 
 /// Records kept in memory, in a map ordered by key: what tests use (among them
-/// [`FaultyStore`]'s, wrapped around it); the wasm build does not use a store.
+/// [`FaultyStore`]'s, wrapped around it), and the one definition of what a mutation does, into
+/// which [`LogStore`] replays its frames.
 pub struct MemoryStore {
     dim: usize,
     metric: Metric,
@@ -241,6 +246,25 @@ impl MemoryStore {
     pub fn is_empty(&self) -> bool {
         self.records.is_empty()
     }
+
+    /// The manifest, oldest generation first.
+    pub fn manifest(&self) -> Vec<ManifestEntry> {
+        self.segments
+            .iter()
+            .map(|(&generation, (rows, t))| ManifestEntry {
+                generation,
+                rows: *rows,
+                tombstones: t.iter().copied().collect(),
+            })
+            .collect()
+    }
+
+    /// The records in ascending `seq`.
+    pub fn records_by_seq(&self) -> Vec<&StoredRecord> {
+        let mut all: Vec<&StoredRecord> = self.records.values().collect();
+        all.sort_by_key(|r| r.seq);
+        all
+    }
 }
 
 impl RecordStore for MemoryStore {
@@ -249,21 +273,11 @@ impl RecordStore for MemoryStore {
     }
 
     fn segments(&mut self) -> Result<Vec<ManifestEntry>> {
-        Ok(self
-            .segments
-            .iter()
-            .map(|(&generation, (rows, t))| ManifestEntry {
-                generation,
-                rows: *rows,
-                tombstones: t.iter().copied().collect(),
-            })
-            .collect())
+        Ok(self.manifest())
     }
 
     fn load(&mut self, sink: &mut dyn FnMut(StoredRecord) -> Result<()>) -> Result<()> {
-        let mut all: Vec<&StoredRecord> = self.records.values().collect();
-        all.sort_by_key(|r| r.seq);
-        for r in all {
+        for r in self.records_by_seq() {
             sink(r.clone())?;
         }
         Ok(())

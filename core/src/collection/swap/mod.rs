@@ -170,7 +170,6 @@ impl InterimTicket {
     }
 }
 
-#[cfg_attr(not(feature = "durable"), allow(dead_code))]
 impl Collection {
     /// Copies the live mutable rows out for a seal (shared access, so searches go on; then
     /// [`Collection::begin_seal`] under exclusive access); `None` when there is none, or a seal
