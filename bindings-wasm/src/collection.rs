@@ -1,17 +1,23 @@
 //! `CoreCollection`: the wasm class over `horosvec_core::Collection`, with the same method names
 //! as the Node binding's synchronous methods. `close()` drops the core value; later calls fail
 //! with `HV_CLOSED`.
+//!
+//! The heap's ceiling: every method that allocates first checks its headroom with
+//! `horosvec_core::mem` (a write with `ensure_headroom`, a read with `ensure_read_headroom`,
+//! which may spend the read reserve), before it copies anything out of its arguments. So the
+//! strings are taken as `JsValue` and copied here (wasm-bindgen's own copy of a `String`
+//! argument would run before any check, and abort when the heap is full).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use horosvec_core::filter::Filter;
-use horosvec_core::{args, Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
+use horosvec_core::{args, mem, Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{
     bytes_in, err, f32s_in, hits_out, id_in, ids_in, metadata_in, page_out, record_out, stats_out,
-    u32s_in,
+    u32s_in, Budget,
 };
 use js_sys::{Float32Array, Uint32Array, Uint8Array};
 
@@ -35,11 +41,14 @@ impl CoreCollection {
         ids: JsValue,
         vectors: &Float32Array,
         metadata: Option<Array>,
+        what: &'static str,
     ) -> Result<(), JsValue> {
         self.col()?;
+        mem::ensure_headroom(|| vectors.length() as usize * 4, what).map_err(err)?;
         let vectors = f32s_in(vectors).map_err(err)?;
-        let ids = ids_in(&ids).map_err(err)?;
-        let metadata = metadata_in(metadata).map_err(err)?;
+        let mut budget = Budget::write(what);
+        let ids = ids_in(&ids, &mut budget).map_err(err)?;
+        let metadata = metadata_in(metadata, &mut budget).map_err(err)?;
         let col = self.col_mut()?;
         let w = col.prepare(kind, ids, vectors, metadata).map_err(err)?;
         col.commit(w).map_err(err)
@@ -48,19 +57,31 @@ impl CoreCollection {
 
 /// Reads `{ k, includeMetadata, ef?, rerank?, exact, filter?, ids? }` (the same fields as the
 /// Node binding's `RawSearchOptions`; `filter` and `ids` as JSON text).
-fn opts(o: &JsValue) -> Result<SearchOptions, JsValue> {
+fn opts(o: &JsValue, what: &'static str) -> Result<SearchOptions, JsValue> {
     let get = |k: &str| js_sys::Reflect::get(o, &k.into()).unwrap_or(JsValue::UNDEFINED);
+    let mut budget = Budget::read(what);
+    let filter = std::cell::Cell::new(text_in(&get("filter"), &mut budget)?);
+    let ids = std::cell::Cell::new(text_in(&get("ids"), &mut budget)?);
     let a = args::SearchArgs::from_lookup(
         |k| get(k).as_f64(),
         |k| get(k).as_bool(),
-        |k| get(k).as_string(),
+        |k| match k {
+            "filter" => filter.take(),
+            "ids" => ids.take(),
+            _ => None,
+        },
     );
     args::search_options(&a).map_err(err)
 }
 
+/// A string argument (absent: `None`), copied within `budget`.
+fn text_in(v: &JsValue, budget: &mut Budget) -> Result<Option<String>, JsValue> {
+    budget.string(v).map_err(err)
+}
+
 /// The filter of `count` / `list` (absent: every record).
-fn filter_in(filter: Option<String>) -> Result<Option<Filter>, JsValue> {
-    filter
+fn filter_in(filter: &JsValue, budget: &mut Budget) -> Result<Option<Filter>, JsValue> {
+    text_in(filter, budget)?
         .as_deref()
         .map(Filter::parse)
         .transpose()
@@ -80,9 +101,15 @@ fn index_params(params: &JsValue) -> Result<IndexParams, JsValue> {
 #[wasm_bindgen]
 impl CoreCollection {
     /// A new empty collection. `dim`: integer 1..=65536; `metric`: "l2" | "cosine" | "ip" | "l1".
-    pub fn create(dim: f64, metric: &str) -> Result<CoreCollection, JsValue> {
+    pub fn create(dim: f64, metric: JsValue) -> Result<CoreCollection, JsValue> {
+        let mut budget = Budget::write("Collection.create");
+        budget
+            .need(std::mem::size_of::<CoreCollection>())
+            .map_err(err)?;
         let dim = args::dim(dim).map_err(err)?;
-        let metric = Metric::parse(metric).map_err(err)?;
+        let metric = text_in(&metric, &mut budget)?
+            .ok_or_else(|| err(Error::invalid_argument("metric must be a string")))?;
+        let metric = Metric::parse(&metric).map_err(err)?;
         Ok(CoreCollection {
             inner: Some(Collection::new(dim, metric).map_err(err)?),
         })
@@ -91,6 +118,7 @@ impl CoreCollection {
     /// Loads a versioned binary snapshot (from either backend's `toBytes`).
     #[wasm_bindgen(js_name = fromBytes)]
     pub fn from_bytes(bytes: &Uint8Array) -> Result<CoreCollection, JsValue> {
+        mem::ensure_headroom(|| bytes.length() as usize, "Collection.fromBytes").map_err(err)?;
         let bytes = bytes_in(bytes).map_err(err)?;
         Ok(CoreCollection {
             inner: Some(Collection::from_bytes(&bytes).map_err(err)?),
@@ -100,6 +128,7 @@ impl CoreCollection {
     /// A versioned binary snapshot of the records and the index graph.
     #[wasm_bindgen(js_name = toBytes)]
     pub fn snapshot_bytes(&mut self) -> Result<Vec<u8>, JsValue> {
+        mem::ensure_read_headroom(|| 0, "toBytes").map_err(err)?;
         self.col_mut()?.to_bytes().map_err(err)
     }
 
@@ -113,6 +142,7 @@ impl CoreCollection {
         params: JsValue,
     ) -> Result<JsValue, JsValue> {
         self.col()?;
+        mem::ensure_headroom(|| adjacency.length() as usize * 4, "importGraph").map_err(err)?;
         let adjacency = u32s_in(adjacency).map_err(err)?;
         let p = index_params(&params)?;
         let degree = args::graph_degree(degree).map_err(err)?;
@@ -127,6 +157,7 @@ impl CoreCollection {
     /// The index graph as a padded adjacency over the records in insertion order.
     #[wasm_bindgen(js_name = exportGraph)]
     pub fn export_graph(&mut self) -> Result<JsValue, JsValue> {
+        mem::ensure_read_headroom(|| 0, "exportGraph").map_err(err)?;
         let g = self.col_mut()?.export_graph().map_err(err)?;
         Ok(crate::convert::exported_out(&g))
     }
@@ -139,6 +170,7 @@ impl CoreCollection {
 
     /// Facts about the collection.
     pub fn stats(&self) -> Result<JsValue, JsValue> {
+        mem::ensure_read_headroom(|| 0, "stats").map_err(err)?;
         Ok(stats_out(&self.col()?.stats()))
     }
 
@@ -149,7 +181,7 @@ impl CoreCollection {
         vectors: &Float32Array,
         metadata: Option<Array>,
     ) -> Result<(), JsValue> {
-        self.write(WriteKind::Add, ids, vectors, metadata)
+        self.write(WriteKind::Add, ids, vectors, metadata, "add")
     }
 
     /// Inserts or replaces records.
@@ -159,27 +191,31 @@ impl CoreCollection {
         vectors: &Float32Array,
         metadata: Option<Array>,
     ) -> Result<(), JsValue> {
-        self.write(WriteKind::Upsert, ids, vectors, metadata)
+        self.write(WriteKind::Upsert, ids, vectors, metadata, "upsert")
     }
 
     /// Deletes records; returns the number deleted.
     pub fn delete(&mut self, ids: JsValue) -> Result<u32, JsValue> {
-        let ids = ids_in(&ids).map_err(err)?;
+        mem::ensure_headroom(|| 0, "delete").map_err(err)?;
+        let ids = ids_in(&ids, &mut Budget::write("delete")).map_err(err)?;
         Ok(self.col_mut()?.delete(&ids) as u32)
     }
 
     /// Deletes every record the filter (JSON text) matches, atomically; returns the number
     /// deleted.
     #[wasm_bindgen(js_name = deleteWhere)]
-    pub fn delete_where(&mut self, filter: String) -> Result<u32, JsValue> {
+    pub fn delete_where(&mut self, filter: JsValue) -> Result<u32, JsValue> {
         self.col()?;
+        let mut budget = Budget::write("deleteWhere");
+        let filter = text_in(&filter, &mut budget)?
+            .ok_or_else(|| err(Error::invalid_argument("the filter must be JSON text")))?;
         let f = Filter::parse(&filter).map_err(err)?;
         Ok(self.col_mut()?.delete_where(&f).map_err(err)? as u32)
     }
 
     /// The number of live records the filter (JSON text; absent: every record) matches.
-    pub fn count(&self, filter: Option<String>) -> Result<f64, JsValue> {
-        let f = filter_in(filter)?;
+    pub fn count(&self, filter: JsValue) -> Result<f64, JsValue> {
+        let f = filter_in(&filter, &mut Budget::read("count"))?;
         Ok(self.col()?.count(f.as_ref()) as f64)
     }
 
@@ -187,11 +223,14 @@ impl CoreCollection {
     /// `list`): `{ ids, metadata, vectors: Float32Array | null, cursor: string | null }`.
     pub fn list(
         &self,
-        filter: Option<String>,
+        filter: JsValue,
         limit: Option<f64>,
-        cursor: Option<String>,
+        cursor: JsValue,
         include_vectors: bool,
     ) -> Result<JsValue, JsValue> {
+        let mut budget = Budget::read("list");
+        let filter = text_in(&filter, &mut budget)?;
+        let cursor = text_in(&cursor, &mut budget)?;
         let q = args::list_query(
             filter.as_deref(),
             limit,
@@ -205,7 +244,7 @@ impl CoreCollection {
 
     /// The record of `id` (`{ vector, metadata }`), or undefined.
     pub fn get(&self, id: JsValue) -> Result<JsValue, JsValue> {
-        let id = id_in(&id).map_err(err)?;
+        let id = id_in(&id, &mut Budget::read("get")).map_err(err)?;
         Ok(self
             .col()?
             .get(&id)
@@ -217,7 +256,8 @@ impl CoreCollection {
     /// Search for one query: exact, or through the index when there is one (see `exact`;
     /// `horosvec_core::Collection::search`).
     pub fn search(&self, query: &Float32Array, options: JsValue) -> Result<JsValue, JsValue> {
-        let o = opts(&options)?;
+        mem::ensure_read_headroom(|| query.length() as usize * 4, "search").map_err(err)?;
+        let o = opts(&options, "search")?;
         let col = self.col()?;
         let query = f32s_in(query).map_err(err)?;
         let hits = col.search(&query, &o).map_err(err)?;
@@ -228,7 +268,8 @@ impl CoreCollection {
     /// one (see `exact`; `horosvec_core::Collection::search_batch`); an array of per-query hits.
     #[wasm_bindgen(js_name = searchBatch)]
     pub fn search_batch(&self, queries: &Float32Array, options: JsValue) -> Result<Array, JsValue> {
-        let o = opts(&options)?;
+        mem::ensure_read_headroom(|| queries.length() as usize * 4, "searchBatch").map_err(err)?;
+        let o = opts(&options, "searchBatch")?;
         let col = self.col()?;
         let queries = f32s_in(queries).map_err(err)?;
         let all = col.search_batch(&queries, &o).map_err(err)?;
@@ -244,6 +285,7 @@ impl CoreCollection {
         params: JsValue,
         progress: Option<js_sys::Function>,
     ) -> Result<(), JsValue> {
+        mem::ensure_headroom(|| 0, "buildIndex").map_err(err)?;
         let p = index_params(&params)?;
         let cancel = AtomicBool::new(false);
         let report = |d: usize, t: usize| {
