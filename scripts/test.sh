@@ -4,7 +4,8 @@
 # lines but kernels; clippy with -D warnings natively and for wasm32, the lints of
 # [workspace.lints]; rustdoc without warnings); the Rust tests; both builds; the typings; the JS
 # contract tests on both backends; the linux-arm64-gnu cross build and its contract tests under
-# qemu (HOROSVEC_NO_CROSS=1 skips it); the browser tests in headless Chromium; the ecosystem
+# qemu (HOROSVEC_NO_CROSS=1 skips it); the browser tests in headless Chromium (the wasm heap test
+# among them); the ecosystem
 # matrix (tests-js/ecosystem/run.mjs: the packed tarballs in fresh projects).
 # Each runner prints a closing line "N passed, N failed".
 set -uo pipefail
@@ -37,6 +38,8 @@ node scripts/vitest-summary.mjs target/vitest-node.json js-node || fail=1
 t npx vitest run -c vitest.browser.config.ts --reporter=default --reporter=json --outputFile.json=target/vitest-browser.json
 node scripts/vitest-summary.mjs target/vitest-browser.json js-browser || fail=1
 t node tests-js/browser/e2e.mjs || fail=1
+# eight 50,000 x 384 collections in one Chromium page, then its wasm heap filled to 4 GiB
+t node tests-js/browser/memory.e2e.mjs || fail=1
 # the ecosystem matrix: the packed tarballs in fresh projects (bundlers, frameworks, runtimes)
 t node tests-js/ecosystem/run.mjs || fail=1
 if [ "$fail" = 0 ]; then echo "[test] all suites passed"; else echo "[test] FAILED"; fi

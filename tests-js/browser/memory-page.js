@@ -193,4 +193,55 @@ export async function freeAndReuse(dim) {
   return out;
 }
 
+/**
+ * The same through horosvec/worker (its own wasm instance in a module Web Worker): an indexed
+ * collection of the first 5,000 rows, then the worker's heap filled with one write per new
+ * collection, halving the batch at each failure; every failure must reach the page as an
+ * HV_OUT_OF_MEMORY HorosvecError, and the indexed collection must answer as before.
+ */
+export async function viaWorker(n, dim) {
+  const v = new Float32Array((await fetchBytes('/mem/a.f32')).buffer);
+  const W = await import('/npm/worker.js');
+  const t = performance.now();
+  const mine = v.slice(0, 5000 * dim);
+  const c = await W.Collection.create({ dim, metric: 'cosine' });
+  await c.add(Array.from({ length: 5000 }, (_, i) => i), mine);
+  await c.buildIndex();
+  const q = v.subarray(0, dim);
+  const ids = async () => (await c.search(q, { k: 10 })).map((h) => h.id);
+  const before = await ids();
+  const failures = {};
+  const fillers = [];
+  let batch = 32_768;
+  let rowsAdded = 0;
+  const chunk = new Float32Array(batch * dim);
+  for (let i = 0; i < batch; i++) chunk.set(v.subarray((i % n) * dim, (i % n + 1) * dim), i * dim);
+  while (batch >= 64) {
+    const f = await W.Collection.create({ dim, metric: 'cosine' }).catch((e) => e);
+    if (!(f instanceof Error)) {
+      try {
+        await f.add(Array.from({ length: batch }, (_, i) => i), chunk.subarray(0, batch * dim));
+        fillers.push(f);
+        rowsAdded += batch;
+        continue;
+      } catch (e) {
+        await f.close();
+        const k = `add: ${outcome(e)}`;
+        failures[k] = (failures[k] ?? 0) + 1;
+      }
+    } else {
+      const k = `create: ${outcome(f)}`;
+      failures[k] = (failures[k] ?? 0) + 1;
+    }
+    batch = Math.floor(batch / 2);
+  }
+  const atFull = await ids();
+  const searchAtFull = JSON.stringify(atFull) === JSON.stringify(before);
+  for (const f of fillers) await f.close();
+  const addAfter = await attempt(() => c.add([1e9], q.map((x) => -x))); // the farthest from q: not in its top 10
+  const out = { rowsAdded, failures, searchAtFull, addAfter, after: JSON.stringify(await ids()) === JSON.stringify(before), ms: performance.now() - t };
+  await W.terminate();
+  return out;
+}
+
 export const heapMiB = () => heap() / MiB;
