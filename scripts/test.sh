@@ -5,7 +5,7 @@
 # [workspace.lints]; rustdoc without warnings); the Rust tests; both builds; the typings; the JS
 # contract tests on both backends; the linux-arm64-gnu cross build and its contract tests under
 # qemu (HOROSVEC_NO_CROSS=1 skips it); the browser tests in headless Chromium (vitest browser
-# mode, the example page, the semantic-search page); the ecosystem
+# mode, the example page, the semantic-search page, the OPFS crash test, the wasm heap test); the ecosystem
 # matrix (tests-js/ecosystem/run.mjs: the packed tarballs in fresh projects).
 # Each runner prints a closing line "N passed, N failed".
 set -uo pipefail
@@ -43,6 +43,8 @@ t node tests-js/browser/e2e.mjs || fail=1
 t node tests-js/browser/semantic-search.e2e.mjs || fail=1
 # OPFS durable collections: renderer crashes and browser SIGKILLs mid-write (~45 s)
 t node tests-js/browser/opfs-crash.mjs || fail=1
+# eight 50,000 x 384 collections in one Chromium page, then its wasm heap filled to 4 GiB
+t node tests-js/browser/memory.e2e.mjs || fail=1
 # the ecosystem matrix: the packed tarballs in fresh projects (bundlers, frameworks, runtimes)
 t node tests-js/ecosystem/run.mjs || fail=1
 if [ "$fail" = 0 ]; then echo "[test] all suites passed"; else echo "[test] FAILED"; fi

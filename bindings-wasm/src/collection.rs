@@ -1,15 +1,21 @@
 //! `CoreCollection`: the wasm class over `horosvec_core::Collection`, with the same method names
 //! as the Node binding's synchronous methods. `close()` drops the core value; later calls fail
 //! with `HV_CLOSED`.
+//!
+//! The heap's ceiling: every method that allocates first checks its headroom with
+//! `horosvec_core::mem` (a write with `ensure_headroom`, a read with `ensure_read_headroom`,
+//! which may spend the read reserve), before it copies anything out of its arguments. So the
+//! strings are taken as `JsValue` and copied here (wasm-bindgen's own copy of a `String`
+//! argument would run before any check, and abort when the heap is full).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use horosvec_core::{args, Collection, Error, IndexParams, Metric, WriteKind};
+use horosvec_core::{args, mem, Collection, Error, IndexParams, Metric, WriteKind};
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{bytes_in, err, ids_in, stats_out, u32s_in};
-use crate::reads;
+use crate::convert::{bytes_in, err, stats_out, u32s_in, Budget};
+use crate::reads::{self, text_in};
 use js_sys::{Float32Array, Uint32Array, Uint8Array};
 
 /// An in-memory collection (raw binding; the public API is the JS `Collection` in `npm/lib`).
@@ -32,9 +38,10 @@ impl CoreCollection {
         ids: JsValue,
         vectors: &Float32Array,
         metadata: Option<Array>,
+        what: &'static str,
     ) -> Result<(), JsValue> {
         self.col()?;
-        let (ids, vectors, metadata) = reads::write_input(&ids, vectors, metadata)?;
+        let (ids, vectors, metadata) = reads::write_input(&ids, vectors, metadata, what)?;
         let col = self.col_mut()?;
         let w = col.prepare(kind, ids, vectors, metadata).map_err(err)?;
         col.commit(w).map_err(err)
@@ -54,9 +61,15 @@ fn index_params(params: &JsValue) -> Result<IndexParams, JsValue> {
 #[wasm_bindgen]
 impl CoreCollection {
     /// A new empty collection. `dim`: integer 1..=65536; `metric`: "l2" | "cosine" | "ip" | "l1".
-    pub fn create(dim: f64, metric: &str) -> Result<CoreCollection, JsValue> {
+    pub fn create(dim: f64, metric: JsValue) -> Result<CoreCollection, JsValue> {
+        let mut budget = Budget::write("Collection.create");
+        budget
+            .need(std::mem::size_of::<CoreCollection>())
+            .map_err(err)?;
         let dim = args::dim(dim).map_err(err)?;
-        let metric = Metric::parse(metric).map_err(err)?;
+        let metric = text_in(&metric, &mut budget)?
+            .ok_or_else(|| err(Error::invalid_argument("metric must be a string")))?;
+        let metric = Metric::parse(&metric).map_err(err)?;
         Ok(CoreCollection {
             inner: Some(Collection::new(dim, metric).map_err(err)?),
         })
@@ -65,6 +78,7 @@ impl CoreCollection {
     /// Loads a versioned binary snapshot (from either backend's `toBytes`).
     #[wasm_bindgen(js_name = fromBytes)]
     pub fn from_bytes(bytes: &Uint8Array) -> Result<CoreCollection, JsValue> {
+        mem::ensure_headroom(|| bytes.length() as usize, "Collection.fromBytes").map_err(err)?;
         let bytes = bytes_in(bytes).map_err(err)?;
         Ok(CoreCollection {
             inner: Some(Collection::from_bytes(&bytes).map_err(err)?),
@@ -74,6 +88,7 @@ impl CoreCollection {
     /// A versioned binary snapshot of the records and the index graph.
     #[wasm_bindgen(js_name = toBytes)]
     pub fn snapshot_bytes(&mut self) -> Result<Vec<u8>, JsValue> {
+        mem::ensure_read_headroom(|| 0, "toBytes").map_err(err)?;
         self.col_mut()?.to_bytes().map_err(err)
     }
 
@@ -87,6 +102,7 @@ impl CoreCollection {
         params: JsValue,
     ) -> Result<JsValue, JsValue> {
         self.col()?;
+        mem::ensure_headroom(|| adjacency.length() as usize * 4, "importGraph").map_err(err)?;
         let adjacency = u32s_in(adjacency).map_err(err)?;
         let p = index_params(&params)?;
         let degree = args::graph_degree(degree).map_err(err)?;
@@ -101,6 +117,7 @@ impl CoreCollection {
     /// The index graph as a padded adjacency over the records in insertion order.
     #[wasm_bindgen(js_name = exportGraph)]
     pub fn export_graph(&mut self) -> Result<JsValue, JsValue> {
+        mem::ensure_read_headroom(|| 0, "exportGraph").map_err(err)?;
         let g = self.col_mut()?.export_graph().map_err(err)?;
         Ok(crate::convert::exported_out(&g))
     }
@@ -113,6 +130,7 @@ impl CoreCollection {
 
     /// Facts about the collection.
     pub fn stats(&self) -> Result<JsValue, JsValue> {
+        mem::ensure_read_headroom(|| 0, "stats").map_err(err)?;
         Ok(stats_out(&self.col()?.stats()))
     }
 
@@ -123,7 +141,7 @@ impl CoreCollection {
         vectors: &Float32Array,
         metadata: Option<Array>,
     ) -> Result<(), JsValue> {
-        self.write(WriteKind::Add, ids, vectors, metadata)
+        self.write(WriteKind::Add, ids, vectors, metadata, "add")
     }
 
     /// Inserts or replaces records.
@@ -133,39 +151,39 @@ impl CoreCollection {
         vectors: &Float32Array,
         metadata: Option<Array>,
     ) -> Result<(), JsValue> {
-        self.write(WriteKind::Upsert, ids, vectors, metadata)
+        self.write(WriteKind::Upsert, ids, vectors, metadata, "upsert")
     }
 
     /// Deletes records; returns the number deleted.
     pub fn delete(&mut self, ids: JsValue) -> Result<u32, JsValue> {
-        let ids = ids_in(&ids).map_err(err)?;
+        let ids = reads::delete_ids(&ids)?;
         Ok(self.col_mut()?.delete(&ids) as u32)
     }
 
     /// Deletes every record the filter (JSON text) matches, atomically; returns the number
     /// deleted.
     #[wasm_bindgen(js_name = deleteWhere)]
-    pub fn delete_where(&mut self, filter: String) -> Result<u32, JsValue> {
+    pub fn delete_where(&mut self, filter: JsValue) -> Result<u32, JsValue> {
         self.col()?;
-        let f = reads::filter(&filter)?;
+        let f = reads::delete_filter(&filter)?;
         Ok(self.col_mut()?.delete_where(&f).map_err(err)? as u32)
     }
 
     /// The number of live records the filter (JSON text; absent: every record) matches.
-    pub fn count(&self, filter: Option<String>) -> Result<f64, JsValue> {
-        reads::count(self.col()?, filter)
+    pub fn count(&self, filter: JsValue) -> Result<f64, JsValue> {
+        reads::count(self.col()?, &filter)
     }
 
     /// One page of the live records the filter matches, in insertion order (the Node binding's
     /// `list`): `{ ids, metadata, vectors: Float32Array | null, cursor: string | null }`.
     pub fn list(
         &self,
-        filter: Option<String>,
+        filter: JsValue,
         limit: Option<f64>,
-        cursor: Option<String>,
+        cursor: JsValue,
         include_vectors: bool,
     ) -> Result<JsValue, JsValue> {
-        reads::list(self.col()?, filter, limit, cursor, include_vectors)
+        reads::list(self.col()?, &filter, limit, &cursor, include_vectors)
     }
 
     /// The record of `id` (`{ vector, metadata }`), or undefined.
@@ -195,6 +213,7 @@ impl CoreCollection {
         params: JsValue,
         progress: Option<js_sys::Function>,
     ) -> Result<(), JsValue> {
+        mem::ensure_headroom(|| 0, "buildIndex").map_err(err)?;
         let p = index_params(&params)?;
         let cancel = AtomicBool::new(false);
         let report = |d: usize, t: usize| {

@@ -1,12 +1,18 @@
 //! JS values ↔ core types, and core errors → JS `Error`s with `code`.
+//!
+//! Every copy out of a JS value into the wasm heap is checked before it is made, so a full heap
+//! gives `HV_OUT_OF_MEMORY` instead of an abort: typed arrays are reserved fallibly
+//! ([`f32s_in`]), strings (ids, metadata, filter text) are counted against a [`Budget`].
 
-use horosvec_core::{args, Error, SearchHit, VectorId};
-use js_sys::{Array, Float32Array, Object, Reflect};
+use horosvec_core::{args, mem, Error, SearchHit, VectorId};
+use js_sys::{Array, Float32Array, JsString, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 /// Core error → JS `Error` with `code` = the stable code and message `"<CODE>: <message>"`.
 pub fn err(e: Error) -> JsValue {
+    // room for the message even at a full heap
+    mem::release_reserve();
     let code = e.code().as_str();
     let js = js_sys::Error::new(&format!("{code}: {e}"));
     // Reflect.set on a fresh Error object cannot fail.
@@ -14,11 +20,76 @@ pub fn err(e: Error) -> JsValue {
     js.into()
 }
 
+/// Smallest headroom step of a [`Budget`].
+const STEP: usize = 1 << 20;
+
+/// The headroom of the strings (and id lists) one call copies out of JS values before the core
+/// sees them, checked with `horosvec_core::mem` in steps of at least 1 MiB: a batch of many
+/// small strings costs one trial allocation per MiB, and no copy starts without room for it.
+pub struct Budget {
+    left: usize,
+    what: &'static str,
+    read: bool,
+}
+
+impl Budget {
+    /// For a call that grows what is stored (`mem::ensure_headroom`).
+    pub fn write(what: &'static str) -> Budget {
+        Budget {
+            left: 0,
+            what,
+            read: false,
+        }
+    }
+
+    /// For a read (`mem::ensure_read_headroom`: may spend the read reserve).
+    pub fn read(what: &'static str) -> Budget {
+        Budget {
+            left: 0,
+            what,
+            read: true,
+        }
+    }
+
+    /// Checks that `bytes` more can be allocated.
+    ///
+    /// # Errors
+    /// `HV_OUT_OF_MEMORY`.
+    pub fn need(&mut self, bytes: usize) -> horosvec_core::Result<()> {
+        if bytes > self.left {
+            let step = bytes.max(STEP);
+            if self.read {
+                mem::ensure_read_headroom(|| step, self.what)?;
+            } else {
+                mem::ensure_headroom(|| step, self.what)?;
+            }
+            self.left = step;
+        }
+        self.left -= bytes;
+        Ok(())
+    }
+
+    /// A JS string → `String` (`None` for any other value). The copy needs up to 3 bytes per
+    /// UTF-16 unit, and wasm-bindgen's transfer briefly holds the first guess beside it.
+    ///
+    /// # Errors
+    /// `HV_OUT_OF_MEMORY`.
+    pub fn string(&mut self, v: &JsValue) -> horosvec_core::Result<Option<String>> {
+        match v.dyn_ref::<JsString>() {
+            Some(s) => {
+                self.need((s.length() as usize).saturating_mul(4).saturating_add(16))?;
+                Ok(v.as_string())
+            }
+            None => Ok(None),
+        }
+    }
+}
+
 /// A JS id (number or string) → core id.
-pub fn id_in(v: &JsValue) -> horosvec_core::Result<VectorId> {
+pub fn id_in(v: &JsValue, budget: &mut Budget) -> horosvec_core::Result<VectorId> {
     if let Some(n) = v.as_f64() {
         args::id(n)
-    } else if let Some(s) = v.as_string() {
+    } else if let Some(s) = budget.string(v)? {
         Ok(VectorId::Str(s))
     } else {
         Err(Error::invalid_argument(
@@ -29,25 +100,32 @@ pub fn id_in(v: &JsValue) -> horosvec_core::Result<VectorId> {
 
 /// A batch of ids → core ids: a `Float64Array` (every id a number; the JS layer's fast path) or
 /// an array of numbers and strings.
-pub fn ids_in(ids: &JsValue) -> horosvec_core::Result<Vec<VectorId>> {
+pub fn ids_in(ids: &JsValue, budget: &mut Budget) -> horosvec_core::Result<Vec<VectorId>> {
+    let per_id = std::mem::size_of::<VectorId>() + 8;
     if let Some(nums) = ids.dyn_ref::<js_sys::Float64Array>() {
+        budget.need((nums.length() as usize).saturating_mul(per_id + 8))?;
         return args::ids(&nums.to_vec());
     }
     if !Array::is_array(ids) && ids.is_object() {
         // Packed string ids: { text, lengths: Uint32Array } (one crossing instead of one per id).
-        let text = Reflect::get(ids, &"text".into())
-            .ok()
-            .and_then(|t| t.as_string());
+        let text = Reflect::get(ids, &"text".into()).unwrap_or(JsValue::UNDEFINED);
         let lengths = Reflect::get(ids, &"lengths".into())
             .ok()
             .and_then(|l| l.dyn_into::<js_sys::Uint32Array>().ok());
-        return match (text, lengths) {
+        if let Some(l) = &lengths {
+            // the lengths, and per id its String (its text is counted with the whole text)
+            budget.need((l.length() as usize).saturating_mul(per_id + 4 + 16))?;
+        }
+        return match (budget.string(&text)?, lengths) {
             (Some(t), Some(l)) => args::packed_ids(&t, &l.to_vec()),
             _ => Err(Error::invalid_argument("ids must be an array")),
         };
     }
     match ids.dyn_ref::<Array>() {
-        Some(list) => list.iter().map(|v| id_in(&v)).collect(),
+        Some(list) => {
+            budget.need((list.length() as usize).saturating_mul(per_id))?;
+            list.iter().map(|v| id_in(&v, budget)).collect()
+        }
         None => Err(Error::invalid_argument("ids must be an array")),
     }
 }
@@ -61,14 +139,19 @@ pub fn id_out(id: &VectorId) -> JsValue {
 }
 
 /// A JS array of (string | null | undefined) metadata → core metadata.
-pub fn metadata_in(m: Option<Array>) -> horosvec_core::Result<Option<Vec<Option<String>>>> {
+pub fn metadata_in(
+    m: Option<Array>,
+    budget: &mut Budget,
+) -> horosvec_core::Result<Option<Vec<Option<String>>>> {
     let Some(m) = m else { return Ok(None) };
+    budget.need((m.length() as usize).saturating_mul(std::mem::size_of::<Option<String>>()))?;
     m.iter()
         .map(|v| {
             if v.is_null() || v.is_undefined() {
                 Ok(None)
             } else {
-                v.as_string()
+                budget
+                    .string(&v)?
                     .map(Some)
                     .ok_or_else(|| Error::invalid_argument("metadata must be JSON text"))
             }
@@ -204,6 +287,7 @@ macro_rules! typed_in {
             let n = a.length() as usize;
             let mut v: Vec<$t> = Vec::new();
             v.try_reserve_exact(n).map_err(|_| {
+                mem::release_reserve();
                 Error::OutOfMemory(format!(
                     "cannot copy {n} input values into the wasm heap; nothing was changed"
                 ))

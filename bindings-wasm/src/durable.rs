@@ -10,7 +10,7 @@ use horosvec_core::{args, Error, Metric, WriteKind};
 use js_sys::{Array, Float32Array, Function, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{err, ids_in, stats_out};
+use crate::convert::{err, stats_out};
 use crate::opfs::{file_error, JsFile};
 use crate::reads;
 
@@ -50,9 +50,10 @@ impl CoreDurable {
         ids: JsValue,
         vectors: &Float32Array,
         metadata: Option<Array>,
+        what: &'static str,
     ) -> Result<u32, JsValue> {
         self.driver()?;
-        let (ids, vectors, metadata) = reads::write_input(&ids, vectors, metadata)?;
+        let (ids, vectors, metadata) = reads::write_input(&ids, vectors, metadata, what)?;
         let req = WriteRequest::Put {
             kind,
             ids,
@@ -148,7 +149,7 @@ impl CoreDurable {
         vectors: &Float32Array,
         metadata: Option<Array>,
     ) -> Result<u32, JsValue> {
-        self.put(WriteKind::Add, ids, vectors, metadata)
+        self.put(WriteKind::Add, ids, vectors, metadata, "add")
     }
 
     /// Inserts or replaces records, durably; the number written.
@@ -158,38 +159,38 @@ impl CoreDurable {
         vectors: &Float32Array,
         metadata: Option<Array>,
     ) -> Result<u32, JsValue> {
-        self.put(WriteKind::Upsert, ids, vectors, metadata)
+        self.put(WriteKind::Upsert, ids, vectors, metadata, "upsert")
     }
 
     /// Deletes records, durably; the number deleted.
     pub fn delete(&mut self, ids: JsValue) -> Result<u32, JsValue> {
-        let ids = ids_in(&ids).map_err(err)?;
+        let ids = reads::delete_ids(&ids)?;
         let req = WriteRequest::Delete { ids };
         Ok(self.driver_mut()?.write(req).map_err(err)? as u32)
     }
 
     /// Deletes every record the filter (JSON text) matches, durably; the number deleted.
     #[wasm_bindgen(js_name = deleteWhere)]
-    pub fn delete_where(&mut self, filter: String) -> Result<u32, JsValue> {
-        let filter = reads::filter(&filter)?;
+    pub fn delete_where(&mut self, filter: JsValue) -> Result<u32, JsValue> {
+        let filter = reads::delete_filter(&filter)?;
         let req = WriteRequest::DeleteWhere { filter };
         Ok(self.driver_mut()?.write(req).map_err(err)? as u32)
     }
 
     /// As `CoreCollection.count`.
-    pub fn count(&self, filter: Option<String>) -> Result<f64, JsValue> {
-        reads::count(self.col()?, filter)
+    pub fn count(&self, filter: JsValue) -> Result<f64, JsValue> {
+        reads::count(self.col()?, &filter)
     }
 
     /// As `CoreCollection.list`.
     pub fn list(
         &self,
-        filter: Option<String>,
+        filter: JsValue,
         limit: Option<f64>,
-        cursor: Option<String>,
+        cursor: JsValue,
         include_vectors: bool,
     ) -> Result<JsValue, JsValue> {
-        reads::list(self.col()?, filter, limit, cursor, include_vectors)
+        reads::list(self.col()?, &filter, limit, &cursor, include_vectors)
     }
 
     /// As `CoreCollection.get`.

@@ -103,7 +103,7 @@ impl ErrorCode {
             ErrorCode::Closed => "The collection was closed with `close()`; every later call fails with this code.",
             ErrorCode::Io => "The operating system refused a read or a write (unwritable path, missing file, disk full).",
             ErrorCode::Corrupt => "Stored or supplied bytes fail a check: bad magic, checksum, truncated file, impossible sizes, a parameter outside the range the API accepts, a value of the wrong type or a missing table in a collection database, an empty database beside segment files.",
-            ErrorCode::OutOfMemory => "Memory for the operation could not be allocated (e.g. the 4 GiB ceiling of a wasm32 heap); nothing was changed and the collection stays usable.",
+            ErrorCode::OutOfMemory => "Memory for the operation could not be allocated (e.g. the 4 GiB ceiling of a wasm32 heap); nothing was changed and the collection stays usable. (Should the wasm instance trap on an allocation no check foresaw, the call also fails with this code, but the collection it used is lost: its later calls fail `HV_CLOSED`.)",
             ErrorCode::Cancelled => "The operation was cancelled through its `AbortSignal` (e.g. an index build); the collection is as it was before the call.",
             ErrorCode::Internal => "A bug inside horosvec was caught (a Rust panic) before it crossed into JS; the call had no effect. Please report it.",
             ErrorCode::Locked => "The collection directory is open for writing by another process or handle (one writer per collection); open it with `readOnly: true` to read alongside.",

@@ -27,7 +27,7 @@ pub mod error;
 pub mod filter;
 pub mod flat;
 pub mod graph;
-pub(crate) mod mem;
+pub mod mem;
 mod metadata;
 pub mod quant;
 pub(crate) mod region;

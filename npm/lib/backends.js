@@ -206,14 +206,71 @@ function nativeBackend(raw) {
 // `message(what)`: the HV_UNSUPPORTED text for `what` (a call needing files) under this entry point.
 const browserMessage = (what) => `${what} needs the native backend (Node.js); in browsers use Collection.create or Collection.fromBytes`;
 
+// A trap of the wasm instance (WebAssembly.RuntimeError; by name too, for one from another realm).
+const isTrap = (e) => (typeof WebAssembly === 'object' && e instanceof WebAssembly.RuntimeError) || (e instanceof Error && e.name === 'RuntimeError');
+
 function wasmBackend(raw, message = browserMessage) {
   // Runs a call to completion now; its result or HvError as a Promise.
   const invoke = invokeSync;
   const unsupported = () => hvError('HV_UNSUPPORTED', message('Collection.open'));
+  // Traps never leave as they are. The core checks its headroom before it allocates (so a full
+  // heap is HV_OUT_OF_MEMORY and changes nothing), but an allocation no check foresaw, or a
+  // panic (a bug), still aborts the instance. The binding's panic hook tells the two apart:
+  // no panic recorded means an allocation failed.
+  const trapped = (e, call) => {
+    let panic = null;
+    try {
+      panic = typeof raw.takePanic === 'function' ? raw.takePanic() : null;
+    } catch {
+      // the hook's record cannot be read: treat it as no panic
+    }
+    if (panic != null) return hvError('HV_INTERNAL', `the wasm module panicked in ${call} (a bug in horosvec; please report it): ${panic || 'no message'}`, e);
+    if (/unreachable/i.test(String(e.message))) return hvError('HV_OUT_OF_MEMORY', `the wasm heap ran out inside ${call}, past its headroom check`, e);
+    return hvError('HV_INTERNAL', `the wasm module trapped in ${call}: ${e.message}`, e);
+  };
+  const guardTrap = (call, f) => {
+    try {
+      return f();
+    } catch (e) {
+      throw isTrap(e) ? trapped(e, call) : e;
+    }
+  };
 
   class WasmHandle extends Handle {
     // every call has finished when it returns: nothing to order
     queue = new CallQueue({ immediate: true });
+    // Set when a call trapped: the instance lives on and the other collections are unaffected,
+    // but this one's Rust object may be half-changed and stays borrowed, so it is never called
+    // again (its memory is not returned until the page or process ends).
+    #lost = null;
+
+    // Runs raw call `f` (named `call`); a trap marks this handle lost.
+    #run(call, f) {
+      if (this.#lost !== null) throw hvError('HV_CLOSED', this.#lost);
+      try {
+        return f();
+      } catch (e) {
+        if (!isTrap(e)) throw e;
+        const err = trapped(e, call);
+        this.#lost = `this collection was lost: the wasm module trapped inside ${call} (${err.message}); load or build it again`;
+        throw err;
+      }
+    }
+    get size() {
+      return this.#run('size', () => this.raw.size);
+    }
+    stats() {
+      return this.#run('stats', () => this.raw.stats());
+    }
+    get(id) {
+      return this.#run('get', () => this.raw.get(id));
+    }
+    searchSync(query, options) {
+      return this.#run('searchSync', () => this.raw.search(query, options));
+    }
+    close() {
+      if (this.#lost === null) this.raw.close();
+    }
 
     get commits() {
       return 0;
@@ -226,34 +283,34 @@ function wasmBackend(raw, message = browserMessage) {
       return Promise.resolve(false);
     }
     write(method, ids, flat, meta) {
-      return invoke(() => this.raw[method](ids, flat, meta));
+      return invoke(() => this.#run(method, () => this.raw[method](ids, flat, meta)));
     }
     delete(ids) {
-      return invoke(() => this.raw.delete(ids));
+      return invoke(() => this.#run('delete', () => this.raw.delete(ids)));
     }
     deleteWhere(filter) {
-      return invoke(() => this.raw.deleteWhere(filter));
+      return invoke(() => this.#run('deleteWhere', () => this.raw.deleteWhere(filter)));
     }
     count(filter) {
-      return invoke(() => this.raw.count(filter));
+      return invoke(() => this.#run('count', () => this.raw.count(filter)));
     }
     list(filter, limit, cursor, includeVectors) {
-      return invoke(() => this.raw.list(filter, limit, cursor, includeVectors));
+      return invoke(() => this.#run('list', () => this.raw.list(filter, limit, cursor, includeVectors)));
     }
     search(query, options) {
-      return invoke(() => this.raw.search(query, options));
+      return invoke(() => this.#run('search', () => this.raw.search(query, options)));
     }
     searchBatch(flat, options) {
-      return invoke(() => this.raw.searchBatch(flat, options));
+      return invoke(() => this.#run('searchBatch', () => this.raw.searchBatch(flat, options)));
     }
     importGraph(adjacency, degree, entry, params) {
-      return invoke(() => this.raw.importGraph(adjacency, degree, entry, params));
+      return invoke(() => this.#run('importGraph', () => this.raw.importGraph(adjacency, degree, entry, params)));
     }
     exportGraph() {
-      return invoke(() => this.raw.exportGraph());
+      return invoke(() => this.#run('exportGraph', () => this.raw.exportGraph()));
     }
     toBytes() {
-      return invoke(() => this.raw.toBytes());
+      return invoke(() => this.#run('toBytes', () => this.raw.toBytes()));
     }
     // Collections of this backend live in memory (the JS layer refuses seal/compact before).
     seal() {
@@ -266,10 +323,12 @@ function wasmBackend(raw, message = browserMessage) {
     // (the signal's state) stops the build.
     buildIndex(params, onProgress, signal) {
       return invoke(() =>
-        this.raw.buildIndex(params, (d, t) => {
-          if (onProgress) onProgress(d, t);
-          return signal?.aborted === true;
-        }),
+        this.#run('buildIndex', () =>
+          this.raw.buildIndex(params, (d, t) => {
+            if (onProgress) onProgress(d, t);
+            return signal?.aborted === true;
+          }),
+        ),
       );
     }
   }
@@ -419,8 +478,8 @@ function wasmBackend(raw, message = browserMessage) {
     assertCanOpen() {
       throw unsupported();
     },
-    create: (dim, metric) => new WasmHandle(raw.CoreCollection.create(dim, metric)),
-    fromBytes: async (bytes) => new WasmHandle(raw.CoreCollection.fromBytes(bytes)),
+    create: (dim, metric) => new WasmHandle(guardTrap('Collection.create', () => raw.CoreCollection.create(dim, metric))),
+    fromBytes: async (bytes) => new WasmHandle(guardTrap('Collection.fromBytes', () => raw.CoreCollection.fromBytes(bytes))),
     open: async () => {
       throw unsupported();
     },

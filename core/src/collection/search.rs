@@ -51,7 +51,7 @@ impl Collection {
     /// `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR` (NaN/±Infinity; a zero vector under cosine is accepted, at distance 1).
     pub fn search(&self, query: &[f32], opts: &SearchOptions) -> Result<Vec<SearchHit>> {
         self.check_vector(query, 0)?;
-        crate::mem::ensure_headroom(|| self.search_headroom(opts, 1), "search")?;
+        crate::mem::ensure_read_headroom(|| self.search_headroom(opts, 1), "search")?;
         let mut q = Vec::with_capacity(self.dim());
         flat::prepare_query(self.metric(), query, &mut q);
         let k = opts.k.min(self.len().max(1));
@@ -99,7 +99,7 @@ impl Collection {
             });
         }
         let nq = queries.len() / dim;
-        crate::mem::ensure_headroom(|| self.search_headroom(opts, nq), "batch search")?;
+        crate::mem::ensure_read_headroom(|| self.search_headroom(opts, nq), "batch search")?;
         let mut prepared = Vec::with_capacity(queries.len());
         let mut q = Vec::with_capacity(dim);
         for (i, v) in queries.chunks_exact(dim).enumerate() {
