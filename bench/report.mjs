@@ -1081,6 +1081,20 @@ function headlinePoint(rs) {
   return reach ? { r: reach, how: `ef=${reach.ef}: smallest reaching ${FILTER_TARGETS.recall}` } : { r: byEf[byEf.length - 1], how: `ef=${byEf[byEf.length - 1].ef}: largest (never reaches ${FILTER_TARGETS.recall})` };
 }
 
+/** The table of a sweep's skipped and failed records (none: no lines). */
+function notMeasured(records) {
+  const notOk = records.filter((r) => r.status !== 'ok');
+  if (!notOk.length) return [];
+  return ['Not measured in this sweep:', '', ...table([
+    ['engine', (r) => r.engine],
+    ['backend', (r) => r.backend],
+    ['mode', (r) => r.mode],
+    ['status', (r) => r.status],
+    ['reason', (r) => r.skip_reason],
+    ['revision', (r) => revText(r)],
+  ], [...notOk].sort(total((a, b) => seriesCmp(seriesOf(a), seriesOf(b)))))];
+}
+
 function filteredSection(records, out) {
   const all = records.filter((r) => r.sweep === 'filtered');
   const ok = all.filter((r) => r.status === 'ok');
@@ -1093,17 +1107,7 @@ function filteredSection(records, out) {
   );
   const sets = groupBy(ok, (r) => JSON.stringify([r.dataset, r.n, r.metric, r.k]), by((r) => r.dataset, (r) => r.n, (r) => r.metric, (r) => r.k));
   for (const [, rs] of sets) md.push(...filteredSet(rs, all, out));
-  const notOk = all.filter((r) => r.status !== 'ok');
-  if (notOk.length) {
-    md.push('Not measured in this sweep:', '', ...table([
-      ['engine', (r) => r.engine],
-      ['backend', (r) => r.backend],
-      ['mode', (r) => r.mode],
-      ['status', (r) => r.status],
-      ['reason', (r) => r.skip_reason],
-      ['revision', (r) => revText(r)],
-    ], [...notOk].sort(total((a, b) => seriesCmp(seriesOf(a), seriesOf(b))))));
-  }
+  md.push(...notMeasured(all));
   if (!ok.length) md.push(...filteredTargets([], all, null, out));
   return md;
 }
@@ -1323,17 +1327,7 @@ function browserSection(records, out) {
   );
   const sets = groupBy(ok, (r) => JSON.stringify([r.dataset, r.n, r.metric, r.k, r.browser]), by((r) => r.dataset, (r) => r.n, (r) => r.metric, (r) => r.k, (r) => r.browser));
   for (const [, rs] of sets) md.push(...browserSet(rs, out));
-  const notOk = all.filter((r) => r.status !== 'ok');
-  if (notOk.length) {
-    md.push('Not measured in this sweep:', '', ...table([
-      ['engine', (r) => r.engine],
-      ['version', (r) => r.engine_version],
-      ['status', (r) => r.status],
-      ['reason', (r) => r.skip_reason],
-      ['revision', (r) => revText(r)],
-    ], [...notOk].sort(total((a, b) => seriesCmp(seriesOf(a), seriesOf(b))))));
-  }
-  return md;
+  return [...md, ...notMeasured(all)];
 }
 
 /** One browser set: same dataset, n, metric, k and browser. */
