@@ -109,9 +109,10 @@ const hnswlibWasm = {
  * EdgeVec (Rust, wasm-bindgen `web` target), the low-level `EdgeVec` class. Built with l2: in the
  * Node try of issue 17 its cosine and dot modes returned the farthest vectors; on unit vectors l2
  * ranks like cosine. Two code paths on one build: the f32 HNSW walk (`search`; its ef_search is
- * fixed when the index is made, and the walk's list is max(k', ef_search), so the knob is k' =
- * max(k, ef), cut to the first k) and the binary codes with f32 rescoring (`searchBQRescored`,
- * k × rescore_factor candidates).
+ * fixed when the index is made and the walk's list is max(k', ef_search), so ef_search is set to
+ * 10, the sweep's k, and the knob is k' = max(k, ef), cut to the first k) and the binary codes
+ * with f32 rescoring (`searchBQRescored`: a walk over the codes with a list of max(ef_search,
+ * k × rescore_factor), then the best k of them by f32 distance).
  */
 const edgevec = {
   name: 'edgevec',
@@ -129,8 +130,15 @@ const edgevec = {
   async build(data, params) {
     const lib = this.lib;
     const t0 = performance.now();
+    // EdgeVecConfig's defaults (HnswConfig::new): M 12, M0 24, ef_construction 100; ef_search (50)
+    // set to 10 so that the search's list is the knob
+    const p = { M: 12, M0: 24, efConstruction: 100, ef_search: 10, metric: 'l2', ...params };
     const cfg = new lib.EdgeVecConfig(data.dim);
-    cfg.metric = 'l2';
+    cfg.metric = p.metric;
+    cfg.m = p.M;
+    cfg.m0 = p.M0;
+    cfg.ef_construction = p.efConstruction;
+    cfg.ef_search = p.ef_search;
     const db = new lib.EdgeVec(cfg);
     // its ids are its own (1, 2, … in 0.9.0): row numbers by id
     const rowOf = new Int32Array(data.n + 1).fill(-1);
@@ -146,11 +154,9 @@ const edgevec = {
     if (!db.hasBQ()) db.enableBQ();
     const build_s = since(t0);
     const rows = (hits, k) => hits.slice(0, k).map((h) => rowOf[h.id]);
-    // EdgeVecConfig's defaults (HnswConfig::new): M 12, M0 24, ef_construction 100, ef_search 50
-    const p = { M: 12, M0: 24, efConstruction: 100, ef_search: 50, metric: 'l2', insert: `insertBatchFlat, ${chunk} rows a call`, ...params };
     return {
       build_s,
-      params: p,
+      params: { ...p, insert: `insertBatchFlat, ${chunk} rows a call` },
       threads: 1,
       engineBytes: db.memoryUsage(),
       modes: [
