@@ -17,7 +17,7 @@ const ENGINES = ['horosvec', 'hnswlib', 'usearch', 'sqlite-vec', 'orama'];
 const COMMON = ['sweep', 'status', 'engine', 'engine_version', 'backend', 'mode', 'dataset', 'git_rev', 'date', 'machine', 'node', 'command'];
 const MEASURED = ['api', 'kernel', 'rss_mb', 'storage', 'storage_detail', 'n', 'dim', 'metric', 'k', 'concurrency', 'concurrency_model', 'threads', 'params'];
 const SEARCH = ['build_s', 'insert_qps', 'recall_mean', 'recall_min', 'qps', 'p50_ms', 'p99_ms', 'bytes_per_vector', 'rss_mb'];
-const BROWSER = ['build_s', 'insert_qps', 'recall_mean', 'recall_min', 'qps', 'p50_ms', 'p99_ms', 'bytes_per_vector', 'wasm_bytes_per_vector', 'js_bytes_per_vector', 'memory_method', 'browser', 'browser_executable', 'cross_origin_isolated', 'engine_metric', 'knob'];
+const BROWSER = ['build_s', 'insert_qps', 'recall_mean', 'recall_min', 'qps', 'p50_ms', 'p99_ms', 'bytes_per_vector', 'wasm_bytes_per_vector', 'js_bytes_per_vector', 'memory_method', 'browser', 'browser_executable', 'cross_origin_isolated', 'engine_metric', 'knob', 'cpu_s', 'qps_per_cpu_s', 'load_avg_1m'];
 const FILTERED = ['filter', 'filter_kind', 'filter_json', 'matches', 'selectivity', 'selectivity_target', 'strategy', 'strategies', 'ef', 'ef_default', 'recall_mean', 'recall_min', 'hits_mean', 'hits_min', 'hits_expected', 'short_queries', 'wrong_hits', 'errors', 'qps', 'p50_ms', 'p99_ms', 'build_s'];
 
 type Rec = Record<string, unknown> & { sweep: string; status: string; engine: string };

@@ -7,7 +7,8 @@
 // base, then per code path and knob value the ids of every query (recall computed here, against
 // the harness's ground truth) and a timing window in the page. Records go to `emit` (sweep
 // `browser`, the fields of bench/README.md's record plus the browser's), one per point.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { serve } from '../../tests-js/browser/serve.mjs';
@@ -25,6 +26,44 @@ const r4 = (x) => (x === null || x === undefined ? null : Number(Number(x).toFix
 const r1 = (x) => (x === null || x === undefined ? null : Number(Number(x).toFixed(1)));
 const pkgVersion = (name) => JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
 const bytes = (f) => Buffer.from(f.buffer, f.byteOffset, f.byteLength);
+const TICK = 100; // USER_HZ, the unit of /proc/<pid>/stat's times (100 on Linux)
+
+/**
+ * CPU seconds (user + system) used so far by the descendants of process `root` (this process's:
+ * the browser playwright started and its renderer, GPU and utility processes), from /proc; null
+ * where /proc is absent. A window's
+ * QPS per CPU second of them is far less sensitive to other jobs on the machine than its QPS.
+ */
+function treeCpuSeconds(root) {
+  let entries;
+  try {
+    entries = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return null;
+  }
+  const procs = [];
+  for (const d of entries) {
+    try {
+      const st = readFileSync(`/proc/${d}/stat`, 'utf8');
+      // after the command name (in parentheses, which may hold spaces): state ppid … utime stime
+      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+      procs.push({ pid: Number(d), ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
+    } catch {
+      // the process ended while /proc was read
+    }
+  }
+  const tree = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of procs) {
+      if (!tree.has(p.pid) && tree.has(p.ppid)) {
+        tree.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  return procs.filter((p) => p.pid !== root && tree.has(p.pid)).reduce((t, p) => t + p.ticks, 0) / TICK;
+}
 
 /**
  * Runs `job` ({ engine, dataset, n, nq, k, efs, factors, seconds, warmup, params }) and emits its
@@ -133,7 +172,9 @@ export async function browserJob(job, { emit, log }) {
         const ids = await call('ids', { mode, x, k: job.k, nq: data.nq });
         const results = Array.from({ length: data.nq }, (_, i) => ids.slice(i * job.k, (i + 1) * job.k).filter((id) => id >= 0));
         const rec = recall(results, gt, job.k, data.n);
+        const cpu0 = treeCpuSeconds(process.pid);
         const t = await call('time', { mode, x, k: job.k, nq: data.nq, seconds: job.seconds, warmup: job.warmup });
+        const cpu_s = cpu0 === null ? null : treeCpuSeconds(process.pid) - cpu0;
         log(`${m.mode} ${m.knob ?? ''}${x === null ? '' : ` ${x}`}: recall ${rec.mean}, ${t.qps} QPS`);
         emit({
           ...fixed,
@@ -144,6 +185,10 @@ export async function browserJob(job, { emit, log }) {
           recall_mean: rec.mean,
           recall_min: rec.min,
           ...t,
+          // the step's calls (warm-up included) per CPU second of the browser's processes
+          cpu_s: r4(cpu_s),
+          qps_per_cpu_s: cpu_s ? Math.round((t.calls + job.warmup) / cpu_s) : null,
+          load_avg_1m: r4(loadavg()[0]),
           page_errors: errors.length,
           ...common(),
         });
