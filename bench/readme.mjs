@@ -37,7 +37,7 @@ const WRITERS = {
   adapters: 'node bench/adapters.mjs [--backend wasm]',
   follow: 'node bench/follow.mjs >> bench-results/follow/<rev>.jsonl',
 };
-const MATRIX = ['search', 'concurrency', 'open', 'build', 'writes', 'dims', 'sizes', 'metrics', 'wasm', 'filtered'];
+const MATRIX = ['search', 'concurrency', 'open', 'build', 'writes', 'dims', 'sizes', 'metrics', 'wasm', 'filtered', 'browser'];
 const rel = (f) => relative(ROOT, f).split('\\').join('/');
 /** The revision files of `bench`, oldest first. */
 const revFiles = (bench) => revisions(HERE, bench);

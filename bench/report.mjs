@@ -33,13 +33,13 @@ import { revisions, newestPerSeries, RecordError } from './lib/results.mjs';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULTS = { in: 'bench-results', out: 'BENCHMARKS.md', plots: 'bench-results/plots' };
 
-const SWEEPS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics', 'wasm', 'filtered'];
-const ENGINE_ORDER = ['horosvec', 'hnswlib', 'usearch', 'sqlite-vec', 'orama'];
+const SWEEPS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics', 'wasm', 'filtered', 'browser'];
+const ENGINE_ORDER = ['horosvec', 'hnswlib', 'usearch', 'sqlite-vec', 'hnswlib-wasm', 'edgevec', 'voy', 'orama'];
 const BACKEND_ORDER = ['native', 'wasm', 'js'];
 const MODE_ORDER = [
   'exact', 'vamana', 'vamana-rabitq1', 'vamana-rabitq2', 'vamana-rabitq4', 'vamana-rabitq8',
   'segmented-vamana-rabitq1', 'segmented-vamana-rabitq2', 'segmented-vamana-rabitq4', 'segmented-vamana-rabitq8',
-  'vamana-exact', 'hnsw', 'vec0-scan', 'brute-force',
+  'vamana-exact', 'hnsw', 'hnsw-bq-rescore', 'kd-tree', 'vec0-scan', 'brute-force',
 ];
 const METRIC_ORDER = ['l2', 'cosine', 'ip', 'l1'];
 const OP_ORDER = ['insert-single', 'insert-batch', 'update', 'delete'];
@@ -53,7 +53,7 @@ const HEADLINE_CLIENTS = [1, 4];
 const RECALL_MATCH = 0.02; // concurrency records compare only when their recall_mean differ by at most this
 const PLOT_TARGET = 0.95; // the recall at which dims.svg and sizes.svg plot QPS
 // the sections whose comparisons "Where horosvec loses" counts and lists, in the document's order
-const LOSS_SECTIONS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics', 'filtered'];
+const LOSS_SECTIONS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics', 'filtered', 'browser'];
 const DASH = '—';
 
 // ---------------------------------------------------------------------------------------------
@@ -1081,6 +1081,20 @@ function headlinePoint(rs) {
   return reach ? { r: reach, how: `ef=${reach.ef}: smallest reaching ${FILTER_TARGETS.recall}` } : { r: byEf[byEf.length - 1], how: `ef=${byEf[byEf.length - 1].ef}: largest (never reaches ${FILTER_TARGETS.recall})` };
 }
 
+/** The table of a sweep's skipped and failed records (none: no lines). */
+function notMeasured(records) {
+  const notOk = records.filter((r) => r.status !== 'ok');
+  if (!notOk.length) return [];
+  return ['Not measured in this sweep:', '', ...table([
+    ['engine', (r) => r.engine],
+    ['backend', (r) => r.backend],
+    ['mode', (r) => r.mode],
+    ['status', (r) => r.status],
+    ['reason', (r) => r.skip_reason],
+    ['revision', (r) => revText(r)],
+  ], [...notOk].sort(total((a, b) => seriesCmp(seriesOf(a), seriesOf(b)))))];
+}
+
 function filteredSection(records, out) {
   const all = records.filter((r) => r.sweep === 'filtered');
   const ok = all.filter((r) => r.status === 'ok');
@@ -1093,17 +1107,7 @@ function filteredSection(records, out) {
   );
   const sets = groupBy(ok, (r) => JSON.stringify([r.dataset, r.n, r.metric, r.k]), by((r) => r.dataset, (r) => r.n, (r) => r.metric, (r) => r.k));
   for (const [, rs] of sets) md.push(...filteredSet(rs, all, out));
-  const notOk = all.filter((r) => r.status !== 'ok');
-  if (notOk.length) {
-    md.push('Not measured in this sweep:', '', ...table([
-      ['engine', (r) => r.engine],
-      ['backend', (r) => r.backend],
-      ['mode', (r) => r.mode],
-      ['status', (r) => r.status],
-      ['reason', (r) => r.skip_reason],
-      ['revision', (r) => revText(r)],
-    ], [...notOk].sort(total((a, b) => seriesCmp(seriesOf(a), seriesOf(b))))));
-  }
+  md.push(...notMeasured(all));
   if (!ok.length) md.push(...filteredTargets([], all, null, out));
   return md;
 }
@@ -1293,6 +1297,128 @@ function filteredPlot(cells, records, labels, labelOf) {
   };
 }
 
+// --- browser sweep ----------------------------------------------------------------------------
+
+// issue 17's targets: horosvec's QPS at recall 0.95 at least this many times the best of the
+// other browser engines, and a memory per vector for every engine
+const BROWSER_TARGET = { recall: 0.95, ratio: 4 };
+// the search-width knob of each browser record (`knob`: ef, EdgeVec's rescore_factor; null: one point)
+const BROWSER_KNOBS = ['ef', 'rescore_factor'];
+const knobOf = (r) => (r.knob ? r.params?.[r.knob] : null);
+
+/**
+ * QPS at recall `target` of a browser series: the curve's interpolation; a one-point series (no
+ * knob: voy's tree, orama's scan) has its QPS wherever its recall reaches the target.
+ */
+function browserAt(rs, target, field = 'qps') {
+  const pts = rs.filter((r) => isNum(r[field])).map((r) => ({ recall_mean: r.recall_mean, qps: r[field] }));
+  if (rs.length === 1 && !rs[0].knob) return pts.length && pts[0].recall_mean >= target ? { kind: 'exact', qps: pts[0].qps } : { kind: 'none' };
+  return qpsAtRecall(pts, target, false);
+}
+
+function browserSection(records, out) {
+  const all = records.filter((r) => r.sweep === 'browser');
+  const ok = all.filter((r) => r.status === 'ok');
+  const md = ['## Browser (headless Chromium)', ''];
+  if (!all.length) return [...md, 'No browser records.', ''];
+  md.push(
+    "The engines a page would use instead of horosvec, each in a fresh headless Chromium (`npm run bench -- --sweeps browser`, bench/browser/): horosvec's package browser entry (its wasm build), hnswlib-wasm, EdgeVec, voy and Orama, loaded as a bundle resolves them, the index built in the page from the dataset's base prefix, one query after another on the page's thread (the matrix's timing loop, bench/lib/timing.mjs). Recall@k is computed by the harness against the exact ground truth of the prefix (float64 brute force).",
+    `Memory per vector, after the build and two gc() calls: the byte length of the page's WebAssembly memories (the engine's whole wasm heap: its initial size and the build's peak included) plus the JS memory the build added (performance.measureUserAgentSpecificMemory(), the page being cross-origin isolated by COOP/COEP headers; it counts no wasm memory); "own" is the engine's own accounting where it has one (horosvec stats(), EdgeVec memoryUsage()). EdgeVec is built with l2 on the unit vectors (its cosine and dot modes returned the farthest vectors in issue 17's Node try); its ef_search is set to 10 (k) when the index is made, so that its \`hnsw\` walk's list is the ef asked (\`search(q, max(k, ef))\`, cut to k); its \`hnsw-bq-rescore\` knob is the rescore factor. voy takes its rows through \`add\` in chunks.`,
+    '',
+  );
+  const sets = groupBy(ok, (r) => JSON.stringify([r.dataset, r.n, r.metric, r.k, r.browser]), by((r) => r.dataset, (r) => r.n, (r) => r.metric, (r) => r.k, (r) => r.browser));
+  for (const [, rs] of sets) md.push(...browserSet(rs, out));
+  return [...md, ...notMeasured(all)];
+}
+
+/** One browser set: same dataset, n, metric, k and browser. */
+function browserSet(records, out) {
+  const first = records[0];
+  const setName = `${setText(first, ['dataset', 'n', 'metric', 'k'])} · ${text(first.browser)}`;
+  const series = seriesList(records, BROWSER_KNOBS);
+  for (const s of series) {
+    s.records.sort(total(by(knobOf, (r) => r.recall_mean)));
+    s.targets = TARGETS.map((t) => browserAt(s.records, t));
+    // per CPU second of the browser's processes: less sensitive to other jobs on the machine
+    s.cpuAt = browserAt(s.records, BROWSER_TARGET.recall, 'qps_per_cpu_s');
+  }
+  const med = (s, f) => median(s.records.map((r) => r[f]));
+  const subjects = series.filter((s) => s.engine === SUBJECT);
+  const others = series.filter((s) => s.engine !== SUBJECT);
+  const ratioCell = (s) => {
+    if (s.engine === SUBJECT) return '';
+    return subjects.map((h) => TARGETS.map((t, i) => {
+      const r = targetRatio(h.targets[i], s.targets[i]);
+      compared(out, r, { section: 'browser', setting: setName, subject: fullLabel(h), competitor: fullLabel(s), what: `QPS at recall ${t.toFixed(2)}` });
+      return r.text;
+    }).join(' / ')).join('<br>');
+  };
+  const file = `browser-${slug(first.dataset)}-n${slug(first.n)}-k${slug(first.k)}.svg`;
+  const labels = uniqueLabels(series, [baseLabel, (s) => s.params && `(${s.params})`]);
+  out.plots.push({
+    file,
+    spec: lineSpec({
+      title: plotTitle(`Recall vs QPS in ${text(first.browser)} (headless, 1 thread)`, records),
+      values: series.flatMap((s, i) => s.records.filter((r) => isNum(r.qps) && r.qps > 0).map((r, j) => ({ series: labels[i], recall: r.recall_mean, qps: r.qps, order: j }))),
+      labels,
+      x: { field: 'recall', type: 'quantitative', title: 'recall@k (mean)', scale: { zero: false, padding: 10 } },
+      y: { field: 'qps', type: 'quantitative', title: 'QPS (log scale)', scale: { type: 'log' } },
+    }),
+  });
+  const loads = records.map((r) => r.load_avg_1m).filter(isNum);
+  const md = [`### ${setName}`, '', `![recall vs QPS in the browser, ${first.dataset} n=${first.n}](${out.link(file)})`, ''];
+  if (loads.length) md.push(`Load average (1 min) at the timing steps: ${fmtSig3(Math.min(...loads))}–${fmtSig3(Math.max(...loads))} on ${text(first.machine?.cores)} cores (above the core count, other jobs shared the machine: QPS is then lower and noisier, QPS per CPU second much less so).`, '');
+  md.push(...table([
+    ['engine', (s) => s.engine],
+    ['mode', (s) => s.mode],
+    ['version', (s) => uniq(s.records.map((r) => r.engine_version)).join(', ')],
+    ['build s', (s) => fmtSeconds(med(s, 'build_s')), 'r'],
+    ['load s', (s) => fmtSeconds(med(s, 'load_s')), 'r'],
+    ...TARGETS.map((t, i) => [`QPS @${t.toFixed(2)}`, (s) => fmtAtRecall(s.targets[i]), 'r']),
+    [`${SUBJECT} / this (${TARGETS.map((t) => t.toFixed(2)).join(' / ')})`, ratioCell, 'r'],
+    [`QPS per CPU s @${BROWSER_TARGET.recall}`, (s) => fmtAtRecall(s.cpuAt), 'r'],
+    ['bytes/vector', (s) => fmtBytes(med(s, 'bytes_per_vector')), 'r'],
+    ['wasm', (s) => fmtBytes(med(s, 'wasm_bytes_per_vector')), 'r'],
+    ['JS', (s) => fmtBytes(med(s, 'js_bytes_per_vector')), 'r'],
+    ['own', (s) => fmtBytes(med(s, 'engine_bytes_per_vector')), 'r'],
+  ], series));
+  md.push(`${RATIO_LEGEND} "load s": horosvec's Collection.fromBytes of its own snapshot (what a page that ships the index does instead of building it). Bytes per vector: wasm + JS, the wasm heap, the JS the build added, the engine's own accounting. "QPS per CPU s": the calls of a timing step (warm-up included) per CPU second of the browser's processes, from /proc (less sensitive to other jobs on the machine than QPS; the targets below give both).`, '');
+  // the targets: on QPS, and on QPS per CPU second
+  const rows = [];
+  for (const [what, at] of [['QPS', (s) => s.targets[TARGETS.indexOf(BROWSER_TARGET.recall)]], ['QPS per CPU second', (s) => s.cpuAt]]) {
+    const best = others.map((s) => ({ s, v: at(s) })).filter((x) => x.v.kind !== 'none').sort((a, b) => b.v.qps - a.v.qps)[0];
+    for (const h of subjects) {
+      const hv = at(h);
+      const r = best ? targetRatio(hv, best.v) : { text: '∞', value: null };
+      const pass = best ? (isNum(r.value) ? r.value >= BROWSER_TARGET.ratio : null) : hv.kind !== 'none';
+      rows.push({ what: `${fullLabel(h)}: ${what} at recall ${BROWSER_TARGET.recall} ≥ ${BROWSER_TARGET.ratio}× the best other engine (${best ? `${fullLabel(best.s)}, ${fmtAtRecall(best.v)}` : 'none reaches it'})`, value: `${fmtAtRecall(hv)} → ${r.text}`, verdict: verdict(pass) });
+    }
+  }
+  const noMem = series.filter((s) => !isNum(med(s, 'bytes_per_vector')));
+  rows.push({ what: 'memory per vector reported for every engine', value: noMem.length ? `missing: ${noMem.map(fullLabel).join(', ')}` : `${series.length} of ${series.length}`, verdict: verdict(noMem.length === 0) });
+  md.push('Issue 17\'s targets (a "≥" QPS, whose lowest point is already above the recall, is taken as its value, as in the filtered targets):', '', ...table([['target', (x) => x.what], ['measured', (x) => x.value, 'r'], ['', (x) => x.verdict]], rows));
+  for (const s of series) {
+    const rs = s.records;
+    const meta = [
+      `version ${uniq(rs.map((r) => r.engine_version)).join(', ') || DASH}`,
+      `api ${uniq(rs.map((r) => r.api)).join(', ') || DASH}`,
+      `kernel ${uniq(rs.map((r) => r.kernel)).join(', ') || DASH}`,
+      `threads ${uniq(rs.map((r) => r.threads)).join(', ') || DASH}`,
+      `built with ${uniq(rs.map((r) => r.engine_metric)).join(', ') || DASH}`,
+      `${uniq(rs.map((r) => (r.cross_origin_isolated ? 'cross-origin isolated' : 'not cross-origin isolated'))).join(', ')}`,
+    ];
+    md.push(`#### ${fullLabel(s)}`, '', meta.join(' · '), '', ...table([
+      [uniq(rs.map((r) => r.knob ?? DASH)).join(', '), (r) => knobOf(r), 'r'],
+      ['recall_mean', (r) => fmtRecall(r.recall_mean), 'r'],
+      ['recall_min', (r) => fmtRecall(r.recall_min), 'r'],
+      ['QPS', (r) => fmtQps(r.qps), 'r'],
+      ['p50 ms', (r) => fmtMs(r.p50_ms), 'r'],
+      ['p99 ms', (r) => fmtMs(r.p99_ms), 'r'],
+    ], rs));
+  }
+  return md;
+}
+
 // --- skipped and losses -----------------------------------------------------------------------
 
 function skippedSection(records) {
@@ -1369,6 +1495,7 @@ async function main() {
     ...writesSection(records, out),
     ...openSection(records, out),
     ...filteredSection(records, out),
+    ...browserSection(records, out),
     '## Dimension, size and metric sweeps; wasm vs native',
     '',
     ...keyedSweepSection({ sweep: 'dims', title: 'Dimension', field: 'dim', fieldTitle: 'dim', fmtField: text, plotFile: 'dims.svg', xScale: { type: 'log', base: 2, nice: false, padding: 16 } }, records, out),

@@ -12,13 +12,14 @@
 //
 // Options: --quick, --dataset NAME (default minilm384, or the shipped sample when ../shared is
 // absent), --n N (base prefix), --nq N (queries), --k K, --seconds S (timing window), --efs LIST,
-// --sweeps LIST (search,build,writes,dims,sizes,metrics,wasm,filtered; `search` includes concurrency and
+// --sweeps LIST (search,build,writes,dims,sizes,metrics,wasm,filtered,browser; `search` includes concurrency and
 // open, and `open` or `concurrency` name it too), --engines LIST, --out DIR (the results folder,
 // default bench-results; this revision's file of each sweep run is replaced unless --append;
 // --replace keeps it and swaps out only the records of the engines run), --disk-dir DIR (where
 // on-disk engines write; default target/bench-tmp), --dry-run (prints the jobs and the files).
 // The dimension, size, metric and writes sweeps use their own datasets and sizes (see below);
-// `filtered` its own n (20,000), queries (200) and window (0.5 s) unless --n, --nq, --seconds say.
+// `filtered` its own n (20,000), queries (200) and window (0.5 s) unless --n, --nq, --seconds say;
+// `browser` (headless Chromium, bench/browser/) its own n and ef values unless --n, --efs say.
 // `search` also writes the concurrency and open records, and its builds when `build` runs too.
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, writeFileSync, existsSync, readFileSync, statSync } from 'node:fs';
@@ -27,6 +28,7 @@ import { parseArgs } from 'node:util';
 import { ROOT, DATASETS, datasetAvailable, datasetRows, common } from './lib/protocol.mjs';
 import { resultFile } from './lib/results.mjs';
 import { ENGINES } from './lib/engines.mjs';
+import { BROWSER_ENGINES } from './browser/engines.mjs';
 
 /** A usage error: one line on stderr, exit 2 (no stack trace). */
 function usage(msg) {
@@ -65,7 +67,9 @@ if (values.help) {
   process.exit(0);
 }
 
-const SWEEPS = ['search', 'build', 'writes', 'dims', 'sizes', 'metrics', 'wasm', 'filtered'];
+// the browser sweep's default size: a prefix of minilm384 (see bench/README.md, "Browser sweep")
+const BROWSER_N = 20_000;
+const SWEEPS = ['search', 'build', 'writes', 'dims', 'sizes', 'metrics', 'wasm', 'filtered', 'browser'];
 // the records `search` writes besides its own: naming them runs `search`
 const ALIASES = { open: 'search', concurrency: 'search' };
 const quick = values.quick;
@@ -74,8 +78,12 @@ if (values.append && values.replace) usage('--append and --replace do not go tog
 const list = (s) => s.split(',').map((x) => x.trim()).filter(Boolean);
 const sweeps = values.sweeps ? [...new Set(list(values.sweeps).map((s) => ALIASES[s] ?? s))] : SWEEPS;
 for (const s of sweeps) if (!SWEEPS.includes(s)) usage(`unknown sweep ${s} (one of ${[...SWEEPS, ...Object.keys(ALIASES)].join(', ')})`);
-const engines = values.engines ? list(values.engines) : Object.keys(ENGINES);
-for (const e of engines) if (!ENGINES[e]) usage(`unknown engine ${e} (one of ${Object.keys(ENGINES).join(', ')})`);
+// the engines a job names: the Node matrix's (bench/lib/engines.mjs) and the browser sweep's
+// (bench/browser/engines.mjs; horosvec-wasm and orama are in both)
+const engineOf = (e) => ENGINES[e] ?? BROWSER_ENGINES[e];
+const ALL_ENGINES = [...new Set([...Object.keys(ENGINES), ...Object.keys(BROWSER_ENGINES)])];
+const engines = values.engines ? list(values.engines) : ALL_ENGINES;
+for (const e of engines) if (!engineOf(e)) usage(`unknown engine ${e} (one of ${ALL_ENGINES.join(', ')})`);
 const dataset = values.dataset ?? (quick || !datasetAvailable('minilm384') ? 'sample' : 'minilm384');
 if (!DATASETS[dataset]) usage(`unknown dataset ${dataset} (one of ${Object.keys(DATASETS).join(', ')})`);
 if (!datasetAvailable(dataset)) usage(`dataset ${dataset} is not present (${DATASETS[dataset].dir}; see ../shared/data/README.md)`);
@@ -199,6 +207,20 @@ if (sweeps.includes('filtered')) {
   }
 }
 
+if (sweeps.includes('browser')) {
+  // the browser sweep (bench/browser/): each engine in a fresh headless Chromium, on the first
+  // BROWSER_N rows of minilm384 (--n; the shipped sample's first 2,000 in --quick), its own ef
+  // values (--efs) and EdgeVec's rescore factors; `horosvec` names horosvec-wasm here
+  const n = values.n !== undefined ? P.n : quick ? 2000 : Math.min(BROWSER_N, rows);
+  const efs = values.efs ? P.efs : quick ? [16, 64] : [16, 32, 64, 128, 256];
+  const factors = quick ? [1, 5] : [1, 2, 3, 5, 8, 12, 20, 30];
+  for (const [e, b] of Object.entries(BROWSER_ENGINES).filter(([e]) => want(e) || (e === 'horosvec-wasm' && want('horosvec')))) {
+    // orama scans in JavaScript: its recall over 200 queries, as in the search sweep
+    const nq = e === 'orama' && !quick ? Math.min(P.nq, 200) : P.nq;
+    job({ kind: 'browser', engine: e, mode: b.modes.join(','), n, nq, efs, factors });
+  }
+}
+
 if (jobs.length === 0) usage(`nothing to run: no engine of --engines ${engines.join(',')} takes part in --sweeps ${sweeps.join(',')}`);
 // The files this run writes: each sweep's own, and search's concurrency and open records, in
 // this revision's file of each (<out>/<sweep>/<rev>.jsonl)
@@ -211,7 +233,7 @@ if (values['dry-run']) {
   process.exit(0);
 }
 
-const runEngines = new Set(jobs.map((j) => ENGINES[j.engine].name));
+const runEngines = new Set(jobs.map((j) => engineOf(j.engine).name));
 try {
   mkdirSync(P.diskDir, { recursive: true });
   for (const s of files) {
@@ -235,7 +257,7 @@ for (const [i, j] of jobs.entries()) {
   const label = `${j.kind}${j.as ? `/${j.as}` : ''} ${j.engine} ${j.mode} ${j.dataset} ${j.metric} n=${j.n ?? 'all'}`;
   process.stderr.write(`[bench ${i + 1}/${jobs.length}, ${((performance.now() - t0) / 1000).toFixed(0)} s] ${label}\n`);
   if (j.missing) {
-    const rec = { sweep: j.as, status: 'skipped', skip_reason: `dataset ${j.dataset} is not present (${DATASETS[j.dataset].dir})`, engine: ENGINES[j.engine].name, backend: ENGINES[j.engine].backend, mode: j.mode, dataset: j.dataset, ...common(), command };
+    const rec = { sweep: j.as, status: 'skipped', skip_reason: `dataset ${j.dataset} is not present (${DATASETS[j.dataset].dir})`, engine: engineOf(j.engine).name, backend: engineOf(j.engine).backend, mode: j.mode, dataset: j.dataset, ...common(), command };
     if (files.has(j.as)) appendFileSync(file(j.as), `${JSON.stringify(rec)}\n`);
     continue;
   }
@@ -257,7 +279,7 @@ for (const [i, j] of jobs.entries()) {
     failed++;
     const why = p.error?.code === 'ETIMEDOUT' ? `timed out after ${timeout / 60_000} min` : `worker exited with ${p.status ?? p.signal}`;
     if (!reported) {
-      const e = ENGINES[j.engine];
+      const e = engineOf(j.engine);
       const rec = { sweep: j.as ?? (j.kind === 'wasm' ? 'wasm' : j.kind), status: 'failed', skip_reason: why, engine: e.name, backend: e.backend, mode: j.mode, dataset: j.dataset, ...common(), command };
       appendFileSync(file(rec.sweep), `${JSON.stringify(rec)}\n`);
     }

@@ -18,6 +18,9 @@
 //              recall@k against the filtered ground truth and hits returned (sequential, every
 //              query), warm-up, a timing window (records `filtered`). horosvec-wasm searches a
 //              snapshot of the native build, as `wasm` does.
+//   browser    one engine in a page of headless Chromium (bench/browser/job.mjs): build, then per
+//              code path and ef (or EdgeVec's rescore factor) recall@k and a timing window in the
+//              page (records `browser`).
 //   open-child (internal) one open + first query, timed, printed as JSON.
 import { execFileSync, execSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, readdirSync, writeFileSync, readFileSync } from 'node:fs';
@@ -27,6 +30,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ENGINES, ensureDir } from './lib/engines.mjs';
+import { BROWSER_ENGINES } from './browser/engines.mjs';
 import { ROOT, loadDataset, groundTruth, recall, timeLoop, summarize, storageOf, common, rssMb } from './lib/protocol.mjs';
 import { hasMetadata, loadMetadata, filterSet, maskOf, filteredGroundTruth, filteredMeasures } from './lib/filters.mjs';
 
@@ -530,7 +534,10 @@ async function filtered() {
   }
 }
 
-const kinds = { search, build: buildOnly, writes, wasm: wasmVsNative, filtered, 'open-child': openChild };
+// the browser sweep: a page in headless Chromium (bench/browser/job.mjs)
+const browser = async () => (await import('./browser/job.mjs')).browserJob(job, { emit, log });
+
+const kinds = { search, build: buildOnly, writes, wasm: wasmVsNative, filtered, browser, 'open-child': openChild };
 try {
   if (!kinds[job.kind]) throw new Error(`unknown job kind ${job.kind}`);
   await kinds[job.kind]();
@@ -539,7 +546,7 @@ try {
   const msg = String(e?.message ?? e).split('\n')[0];
   process.stderr.write(`[${job.kind} ${job.engine ?? ''} ${job.mode ?? ''}] failed: ${msg}${e?.code ? ` (${e.code})` : ''}\n`);
   if (job.kind !== 'open-child') {
-    const engine = ENGINES[job.engine];
+    const engine = ENGINES[job.engine] ?? BROWSER_ENGINES[job.engine];
     emit({ sweep: job.as ?? (job.kind === 'search' ? 'search' : job.kind), status: 'failed', skip_reason: `${msg}${e?.code ? ` (${e.code})` : ''}`, engine: engine?.name ?? job.engine, backend: engine?.backend ?? null, mode: job.mode, dataset: job.dataset, ...common() });
   }
   process.exit(1);

@@ -12,11 +12,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SWEEPS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics', 'wasm', 'filtered'];
+const SWEEPS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics', 'wasm', 'filtered', 'browser'];
 const ENGINES = ['horosvec', 'hnswlib', 'usearch', 'sqlite-vec', 'orama'];
 const COMMON = ['sweep', 'status', 'engine', 'engine_version', 'backend', 'mode', 'dataset', 'git_rev', 'date', 'machine', 'node', 'command'];
 const MEASURED = ['api', 'kernel', 'rss_mb', 'storage', 'storage_detail', 'n', 'dim', 'metric', 'k', 'concurrency', 'concurrency_model', 'threads', 'params'];
 const SEARCH = ['build_s', 'insert_qps', 'recall_mean', 'recall_min', 'qps', 'p50_ms', 'p99_ms', 'bytes_per_vector', 'rss_mb'];
+const BROWSER = ['build_s', 'insert_qps', 'recall_mean', 'recall_min', 'qps', 'p50_ms', 'p99_ms', 'bytes_per_vector', 'wasm_bytes_per_vector', 'js_bytes_per_vector', 'memory_method', 'browser', 'browser_executable', 'cross_origin_isolated', 'engine_metric', 'knob', 'cpu_s', 'qps_per_cpu_s', 'load_avg_1m'];
 const FILTERED = ['filter', 'filter_kind', 'filter_json', 'matches', 'selectivity', 'selectivity_target', 'strategy', 'strategies', 'ef', 'ef_default', 'recall_mean', 'recall_min', 'hits_mean', 'hits_min', 'hits_expected', 'short_queries', 'wrong_hits', 'errors', 'qps', 'p50_ms', 'p99_ms', 'build_s'];
 
 type Rec = Record<string, unknown> & { sweep: string; status: string; engine: string };
@@ -113,6 +114,44 @@ describe('npm run bench -- --quick', () => {
     }
   });
 
+  it('measures every browser engine in headless Chromium: the browser, the code path, recall, QPS and memory per vector', () => {
+    const rs = records.filter((r) => r.sweep === 'browser');
+    const ok = rs.filter((r) => r.status === 'ok');
+    // every engine measured (none skipped here: Chromium and the packages are installed by setup)
+    const modes = new Set(ok.map((r) => `${r.engine} ${r.backend} ${r.mode}`));
+    for (const m of ['horosvec wasm vamana-rabitq1', 'hnswlib-wasm wasm hnsw', 'edgevec wasm hnsw', 'edgevec wasm hnsw-bq-rescore', 'voy wasm kd-tree', 'orama js brute-force']) expect(modes, `${m}: ${JSON.stringify(rs.filter((r) => r.status !== 'ok'))}`).toContain(m);
+    for (const r of ok) {
+      const what = `${r.engine} ${r.mode} ${JSON.stringify(r.params)}`;
+      for (const f of BROWSER) expect(r, `${what}: ${f}`).toHaveProperty(f);
+      expect(r.browser as string, what).toMatch(/^Chromium \d+\./);
+      expect(r.cross_origin_isolated, what).toBe(true);
+      expect(r.threads, what).toBe(1);
+      expect(typeof r.engine_version === 'string' && r.engine_version.length > 0, what).toBe(true);
+      expect(r.build_s as number, what).toBeGreaterThan(0);
+      expect(r.qps as number, what).toBeGreaterThan(0);
+      expect(r.bytes_per_vector as number, what).toBeGreaterThan(0);
+      expect(r.page_errors, what).toBe(0);
+      if (r.knob) expect(typeof (r.params as Record<string, unknown>)[r.knob as string], what).toBe('number');
+    }
+    const h = ok.filter((r) => r.engine === 'horosvec');
+    for (const r of h) {
+      expect(r.kernel).toBe('wasm-simd128');
+      expect(r.load_s as number).toBeGreaterThan(0);
+      expect(r.engine_bytes_per_vector as number).toBeGreaterThan(0);
+    }
+    // recall floors on the sample's 2,000 rows: the graphs at ef 64, the exact engines everywhere
+    const at = (e: string, mode: string, ef: number) => ok.find((r) => r.engine === e && r.mode === mode && (r.params as { ef?: number }).ef === ef);
+    expect(at('horosvec', 'vamana-rabitq1', 64)?.recall_mean as number).toBeGreaterThanOrEqual(0.9);
+    expect(at('hnswlib-wasm', 'hnsw', 64)?.recall_mean as number).toBeGreaterThanOrEqual(0.9);
+    expect(at('edgevec', 'hnsw', 64)?.recall_mean as number).toBeGreaterThanOrEqual(0.9);
+    for (const r of ok.filter((x) => ['voy', 'orama'].includes(x.engine as string))) expect(r.recall_mean as number, r.engine).toBeGreaterThanOrEqual(0.99);
+    // EdgeVec is built with l2 (its cosine ranks wrongly) and the record says so
+    for (const r of ok.filter((x) => x.engine === 'edgevec')) {
+      expect(r.engine_metric).toBe('l2');
+      expect(String(r.metric_note)).toMatch(/l2/);
+    }
+  });
+
   it('rejects bad options with a one-line error, before running anything', () => {
     for (const args of [['--bogus'], ['--sweeps', 'nope'], ['--engines', 'nope'], ['--n', '0'], ['--k', '30', '--n', '20'], ['--efs', '4'], ['--out', join(ROOT, 'package.json')], ['--sweeps='], ['--sweeps', 'writes', '--engines', 'hnswlib']]) {
       const r = spawnSync(process.execPath, ['bench/run.mjs', ...args, '--dry-run'], { cwd: ROOT, encoding: 'utf8' });
@@ -137,6 +176,10 @@ describe('npm run bench -- --quick', () => {
     expect(rep.status, rep.stderr).toBe(0);
     const md = readFileSync(out, 'utf8');
     expect(md).toContain('npm run bench:report');
+    // the browser sweep's section: its table and issue 17's targets, each with a verdict
+    expect(md).toContain('## Browser (headless Chromium)');
+    expect(md).toMatch(/QPS at recall 0\.95 ≥ 4× the best other engine.*\| (PASS|FAIL|not measured) \|/);
+    expect(md).toMatch(/memory per vector reported for every engine \| 6 of 6 \| PASS \|/);
     const svgs = readdirSync(join(dir, 'plots')).filter((f) => f.endsWith('.svg'));
     expect(svgs.length).toBeGreaterThan(0);
     for (const f of svgs) expect(readFileSync(join(dir, 'plots', f), 'utf8')).toContain('<svg');

@@ -12,6 +12,10 @@ import { bruteForce, recallOf } from './groundtruth.mjs';
 import { ROOT, DATASETS, loadDataset as readDataset } from '../datasets.mjs';
 import { provenance } from './provenance.mjs';
 
+// the one timing loop (warm-up, window, clients, percentiles): its own file, which the browser
+// sweep's page imports too
+export { percentile, summarize, timeLoop, cpuSeconds } from './timing.mjs';
+
 export { ROOT, DATASETS };
 
 /** Whether dataset `name`'s files are present (the shared sets may be absent on a fresh machine). */
@@ -81,53 +85,7 @@ export function recall(results, gt, k, n) {
   return { mean: Number(r.mean.toFixed(4)), min: Number(r.min.toFixed(4)) };
 }
 
-/** Value at fraction `p` of an ascending array (nearest rank). */
-export function percentile(sorted, p) {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
-}
-
 const round = (x, d = 4) => (x === null || x === undefined ? null : Number(x.toFixed(d)));
-
-/**
- * Closed-loop timing of `one(i)` (sync or async, awaited; `i` counts the calls from 0, modulo `nq`
- * when given) with `clients` concurrent clients, after `warmup` untimed calls (`i` = 0, 1, …), for
- * at least `seconds` (at least one call) or until `max` calls. Latency per call in ms.
- * `{ qps, p50_ms, p99_ms, calls, seconds }`, plus `cpu_s` (user + system CPU seconds of the
- * process over the timed window, all threads) when `cpu` is set. The one timing loop of the
- * benchmarks: the matrix's sweeps (bench/worker.mjs) and bench/ef-sweep.mjs.
- */
-export async function timeLoop(one, { nq = Infinity, clients = 1, seconds = 3, warmup = 0, max = Infinity, cpu = false }) {
-  for (let i = 0; i < warmup; i++) await one(i % nq);
-  const lat = [];
-  let next = 0;
-  const cpu0 = cpu ? process.cpuUsage() : null;
-  const t0 = performance.now();
-  const end = t0 + seconds * 1000;
-  const client = async () => {
-    while ((next === 0 || performance.now() < end) && next < max) {
-      const i = next++ % nq;
-      const s = performance.now();
-      await one(i);
-      lat.push(performance.now() - s);
-    }
-  };
-  await Promise.all(Array.from({ length: clients }, client));
-  const t = summarize(lat, (performance.now() - t0) / 1000);
-  return cpu ? { ...t, cpu_s: cpuSeconds(cpu0) } : t;
-}
-
-/** CPU seconds (user + system, all threads of the process) since `from` (a process.cpuUsage()). */
-export function cpuSeconds(from) {
-  const c = process.cpuUsage(from);
-  return (c.user + c.system) / 1e6;
-}
-
-/** `{ qps, p50_ms, p99_ms, calls, seconds }` of call latencies `lat` (ms) over `seconds` of wall time. */
-export function summarize(lat, seconds) {
-  lat.sort((a, b) => a - b);
-  return { qps: round(lat.length / seconds, 2), p50_ms: round(percentile(lat, 0.5)), p99_ms: round(percentile(lat, 0.99)), calls: lat.length, seconds: round(seconds, 3) };
-}
 
 /** The storage medium of `path`: `tmpfs`, `ssd` or `rotational` (from /sys/block), with detail. */
 export function storageOf(path) {

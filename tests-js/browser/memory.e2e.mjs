@@ -112,7 +112,7 @@ const gtB = exactTopK(data.b, N, data.queries, NQ, DIM, 'cosine', K).ids;
 console.log(`  exact ground truth (2 × ${NQ} queries over ${N}): ${secs(t)} s`);
 
 const blobs = new Map([['/mem/a.f32', Buffer.from(data.a.buffer, data.a.byteOffset, data.a.byteLength)]]);
-const server = await serve(root, blobs);
+const server = await serve(root, { routes: blobs });
 const { port } = server.address();
 const profile = await mkdtemp(join(tmpdir(), 'horosvec-mem-e2e-'));
 const ctx = await chromium.launchPersistentContext(profile, {
