@@ -1353,20 +1353,25 @@ function browserSet(records, out) {
       return r.text;
     }).join(' / ')).join('<br>');
   };
-  const file = `browser-${slug(first.dataset)}-n${slug(first.n)}-k${slug(first.k)}.svg`;
   const labels = uniqueLabels(series, [baseLabel, (s) => s.params && `(${s.params})`]);
-  out.plots.push({
-    file,
-    spec: lineSpec({
-      title: plotTitle(`Recall vs QPS in ${text(first.browser)} (headless, 1 thread)`, records),
-      values: series.flatMap((s, i) => s.records.filter((r) => isNum(r.qps) && r.qps > 0).map((r, j) => ({ series: labels[i], recall: r.recall_mean, qps: r.qps, order: j }))),
-      labels,
-      x: { field: 'recall', type: 'quantitative', title: 'recall@k (mean)', scale: { zero: false, padding: 10 } },
-      y: { field: 'qps', type: 'quantitative', title: 'QPS (log scale)', scale: { type: 'log' } },
-    }),
-  });
+  // two plots: QPS, and QPS per CPU second of the browser's processes (steadier on a busy machine)
+  const plot = (field, what, suffix) => {
+    const file = `browser-${slug(first.dataset)}-n${slug(first.n)}-k${slug(first.k)}${suffix}.svg`;
+    out.plots.push({
+      file,
+      spec: lineSpec({
+        title: plotTitle(`Recall vs ${what} in ${text(first.browser)} (headless, 1 thread)`, records),
+        values: series.flatMap((s, i) => s.records.filter((r) => isNum(r[field]) && r[field] > 0).map((r, j) => ({ series: labels[i], recall: r.recall_mean, qps: r[field], order: j }))),
+        labels,
+        x: { field: 'recall', type: 'quantitative', title: 'recall@k (mean)', scale: { zero: false, padding: 10 } },
+        y: { field: 'qps', type: 'quantitative', title: `${what} (log scale)`, scale: { type: 'log' } },
+      }),
+    });
+    return `![recall vs ${what} in the browser, ${first.dataset} n=${first.n}](${out.link(file)})`;
+  };
+  const plots = [plot('qps', 'QPS', ''), plot('qps_per_cpu_s', 'QPS per CPU second', '-cpu')];
   const loads = records.map((r) => r.load_avg_1m).filter(isNum);
-  const md = [`### ${setName}`, '', `![recall vs QPS in the browser, ${first.dataset} n=${first.n}](${out.link(file)})`, ''];
+  const md = [`### ${setName}`, '', ...plots.flatMap((p) => [p, ''])];
   if (loads.length) md.push(`Load average (1 min) at the timing steps: ${fmtSig3(Math.min(...loads))}–${fmtSig3(Math.max(...loads))} on ${text(first.machine?.cores)} cores (above the core count, other jobs shared the machine: QPS is then lower and noisier, QPS per CPU second much less so).`, '');
   md.push(...table([
     ['engine', (s) => s.engine],
