@@ -6,7 +6,6 @@
 // tests-js/browser/memory.e2e.mjs fill the heap without one), so the traps are injected: the
 // real raw module, with one method of one raw collection made to throw as a trap would.
 import { describe, expect, it } from 'vitest';
-// @ts-expect-error plain JS module
 import { loadWasm } from '../npm/lib/wasm-raw-node.js';
 // @ts-expect-error plain JS module
 import { makeApi } from '../npm/lib/collection.js';
