@@ -16,7 +16,9 @@
 // open, and `open` or `concurrency` name it too), --engines LIST, --out DIR (the results folder,
 // default bench-results; this revision's file of each sweep run is replaced unless --append;
 // --replace keeps it and swaps out only the records of the engines run), --disk-dir DIR (where
-// on-disk engines write; default target/bench-tmp), --dry-run (prints the jobs and the files).
+// on-disk engines write; default target/bench-tmp), --modes LIST (only these code paths in the
+// search sweep; with --replace only those engines' records of these modes are swapped out),
+// --dry-run (prints the jobs and the files).
 // The dimension, size, metric and writes sweeps use their own datasets and sizes (see below);
 // `filtered` its own n (20,000), queries (200) and window (0.5 s) unless --n, --nq, --seconds say;
 // `browser` (headless Chromium, bench/browser/) its own n and ef values unless --n, --efs say.
@@ -32,7 +34,7 @@ import { BROWSER_ENGINES } from './browser/engines.mjs';
 
 /** A usage error: one line on stderr, exit 2 (no stack trace). */
 function usage(msg) {
-  process.stderr.write(`bench: ${msg}\nusage: npm run bench -- [--quick] [--dataset NAME] [--n N] [--nq N] [--k K] [--seconds S] [--efs LIST] [--sweeps LIST] [--engines LIST] [--out DIR] [--disk-dir DIR] [--append] [--dry-run] (--help for more)\n`);
+  process.stderr.write(`bench: ${msg}\nusage: npm run bench -- [--quick] [--dataset NAME] [--n N] [--nq N] [--k K] [--seconds S] [--efs LIST] [--sweeps LIST] [--engines LIST] [--modes LIST] [--out DIR] [--disk-dir DIR] [--append] [--dry-run] (--help for more)\n`);
   process.exit(2);
 }
 
@@ -54,6 +56,7 @@ try {
     'dry-run': { type: 'boolean', default: false },
     append: { type: 'boolean', default: false },
     replace: { type: 'boolean', default: false },
+    modes: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
   }));
@@ -83,6 +86,8 @@ for (const s of sweeps) if (!SWEEPS.includes(s)) usage(`unknown sweep ${s} (one 
 const engineOf = (e) => ENGINES[e] ?? BROWSER_ENGINES[e];
 const ALL_ENGINES = [...new Set([...Object.keys(ENGINES), ...Object.keys(BROWSER_ENGINES)])];
 const engines = values.engines ? list(values.engines) : ALL_ENGINES;
+// --modes: only these code paths of the search sweep (e.g. horosvec's vamana-rabitq1 beside the new engines)
+const modes = values.modes ? list(values.modes) : null;
 for (const e of engines) if (!engineOf(e)) usage(`unknown engine ${e} (one of ${ALL_ENGINES.join(', ')})`);
 const dataset = values.dataset ?? (quick || !datasetAvailable('minilm384') ? 'sample' : 'minilm384');
 if (!DATASETS[dataset]) usage(`unknown dataset ${dataset} (one of ${Object.keys(DATASETS).join(', ')})`);
@@ -127,6 +132,9 @@ const MODES = {
   usearch: ['hnsw'],
   'sqlite-vec': ['vec0-scan'],
   orama: ['brute-force'],
+  zvec: ['hnsw', 'hnsw-int8-refine', 'hnsw-rabitq'],
+  lancedb: ['ivf-pq', 'ivf-rq'],
+  faiss: ['hnsw', 'ivf-flat'],
 };
 const ANN = ['horosvec', 'hnswlib', 'usearch'];
 // the dimension, size and metric sweeps measure horosvec as a user gets it: the code width it
@@ -135,13 +143,13 @@ const annMode = (e, m) => (e === 'horosvec' ? (m === 'l1' ? 'vamana-exact' : 'va
 const command = `npm run bench --${process.argv.slice(2).map((a) => ` ${a}`).join('')}`;
 
 const jobs = [];
-const job = (j) => jobs.push({ dataset, n: P.n, nq: P.nq, metric, k: P.k, seconds: P.seconds, warmup: P.warmup, efs: P.efs, diskDir: P.diskDir, ...j });
+const job = (j) => jobs.push({ quick, dataset, n: P.n, nq: P.nq, metric, k: P.k, seconds: P.seconds, warmup: P.warmup, efs: P.efs, diskDir: P.diskDir, ...j });
 if (sweeps.includes('search')) {
   for (const e of Object.keys(MODES).filter(want)) {
     // orama scans in JavaScript (about 5 QPS at 100k × 384): its recall over 200 queries
     const nq = e === 'orama' && !quick ? Math.min(P.nq, 200) : P.nq;
     // cold opens drop the machine's page cache (root only): not in --quick, which npm test runs
-    for (const mode of MODES[e]) job({ kind: 'search', engine: e, mode, nq, concurrency: P.concurrency, open: e !== 'orama' && mode !== 'exact', opens: P.opens, cold: !quick });
+    for (const mode of MODES[e].filter((m) => modes === null || modes.includes(m))) job({ kind: 'search', engine: e, mode, nq, concurrency: P.concurrency, open: e !== 'orama' && mode !== 'exact', opens: P.opens, cold: !quick });
   }
 }
 if (sweeps.includes('build')) {
@@ -242,7 +250,8 @@ try {
     if (values.append) continue;
     if (values.replace && existsSync(f)) {
       // keep the records of the engines this run does not measure
-      const keep = readFileSync(f, 'utf8').split('\n').filter((l) => l.trim() !== '' && !runEngines.has(JSON.parse(l).engine));
+      const run = (r) => runEngines.has(r.engine) && (modes === null || modes.includes(r.mode));
+      const keep = readFileSync(f, 'utf8').split('\n').filter((l) => l.trim() !== '' && !run(JSON.parse(l)));
       writeFileSync(f, keep.map((l) => `${l}\n`).join(''));
     } else {
       writeFileSync(f, '');

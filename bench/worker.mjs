@@ -23,13 +23,13 @@
 //              page (records `browser`).
 //   open-child (internal) one open + first query, timed, printed as JSON.
 import { execFileSync, execSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, readdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { ENGINES, ensureDir } from './lib/engines.mjs';
+import { ENGINES, ensureDir, treeSize, knobParams } from './lib/engines.mjs';
 import { BROWSER_ENGINES } from './browser/engines.mjs';
 import { ROOT, loadDataset, groundTruth, recall, timeLoop, summarize, storageOf, common, rssMb } from './lib/protocol.mjs';
 import { hasMetadata, loadMetadata, filterSet, maskOf, filteredGroundTruth, filteredMeasures } from './lib/filters.mjs';
@@ -136,23 +136,28 @@ async function search() {
     const h = await engine.build(data, job.metric, job.mode, job.params ?? {}, { dir });
     const rssBuilt = rssMb();
     const kernel = h.kernel ?? info.kernel;
-    const storage = job.mode.startsWith('segmented') || job.engine === 'sqlite-vec' ? storageOf(dir) : { storage: 'memory', storage_detail: 'in memory' };
+    const storage = job.mode.startsWith('segmented') || job.engine === 'sqlite-vec' || h.storageDir ? storageOf(h.storageDir ?? dir) : { storage: 'memory', storage_detail: 'in memory' };
     const base = (sweep) => ({ ...head(sweep, engine, { ...info, kernel, mode: h.mode, api: h.api }), ...storage, ...dataFields(data, job.metric, job.k), threads: h.threads, build_s: r4(h.build_s), insert_qps: Math.round(data.n / h.build_s), bytes_per_vector: h.bytesPerVector === null ? null : Number(h.bytesPerVector.toFixed(1)) });
     log(`built in ${h.build_s.toFixed(1)} s`);
     if (!job.as) emit({ ...base('build'), concurrency: 1, concurrency_model: 'sequential', params: h.params, rss_mb: rssBuilt, rss_build_delta_mb: r4(rssBuilt - rss0), ...common() });
-    const efs = engine.efs(job.mode) ? job.efs : [null];
+    // the search points: the ef values, or the engine's own knob points (LanceDB: nprobes ×
+    // refine_factor objects), or one point for exact engines
+    const efs = engine.points ? engine.points(job.mode, job) : engine.efs(job.mode) ? job.efs : [null];
     const curve = [];
     for (const ef of efs) {
       const rec = await measureRecall(h, data, gt, job.k, ef);
       const t = await timeLoop((i) => h.search(data.views[i], job.k, ef), { nq: data.nq, seconds: job.seconds, warmup: job.warmup });
-      const r = { ...base(job.as ?? 'search'), concurrency: 1, concurrency_model: 'sequential', params: { ...h.params, ...(ef === null ? {} : { ef }) }, recall_mean: rec.mean, recall_min: rec.min, ...t, rss_mb: rssMb(), ...common() };
-      curve.push({ ef, rec });
-      log(`ef ${ef}: recall ${rec.mean}, ${t.qps} QPS`);
+      const r = { ...base(job.as ?? 'search'), concurrency: 1, concurrency_model: 'sequential', params: { ...h.params, ...knobParams(ef) }, recall_mean: rec.mean, recall_min: rec.min, ...t, rss_mb: rssMb(), ...common() };
+      curve.push({ ef, rec, qps: t.qps });
+      log(`${JSON.stringify(knobParams(ef))}: recall ${rec.mean}, ${t.qps} QPS`);
       emit(r);
     }
     if (job.concurrency) {
+      // the smallest ef reaching recall 0.95 (the largest if none does); with knob points, the
+      // fastest point reaching it (else the one of highest recall)
       const byEf = [...curve].sort((a, b) => (a.ef ?? 0) - (b.ef ?? 0));
-      const { ef, rec } = byEf.find((c) => c.rec.mean >= 0.95) ?? byEf[byEf.length - 1];
+      const reach = curve.filter((c) => c.rec.mean >= 0.95).sort((a, b) => b.qps - a.qps);
+      const { ef, rec } = engine.points ? reach[0] ?? [...curve].sort((a, b) => b.rec.mean - a.rec.mean)[0] : byEf.find((c) => c.rec.mean >= 0.95) ?? byEf[byEf.length - 1];
       // worker-thread clients open the saved index (async engines share this one)
       const file = !h.async && h.save ? await h.save(dir) : null;
       for (const c of job.concurrency) {
@@ -170,7 +175,7 @@ async function search() {
           continue;
         }
         log(`clients ${c} (${model}): ${t.qps} QPS`);
-        emit({ ...base('concurrency'), concurrency: c, concurrency_model: model, params: { ...h.params, ...(ef === null ? {} : { ef }) }, recall_mean: rec.mean, recall_min: rec.min, ...t, rss_mb: rssMb(), ...common() });
+        emit({ ...base('concurrency'), concurrency: c, concurrency_model: model, params: { ...h.params, ...knobParams(ef) }, recall_mean: rec.mean, recall_min: rec.min, ...t, rss_mb: rssMb(), ...common() });
       }
     }
     if (job.open && engine.open) {
@@ -189,7 +194,9 @@ async function search() {
 async function openTimes(engine, info, data, file, storage, h) {
   const q = Array.from(data.views[0]);
   const runs = [];
-  const diskBytes = statSync(file).isDirectory() ? readdirSync(file).reduce((s, f) => s + statSync(join(file, f)).size, 0) : statSync(file).size;
+  const diskBytes = statSync(file).isDirectory() ? treeSize(file) : statSync(file).size;
+  // the point the opened index is searched at: ef 64, or the engine's own (LanceDB: nprobes, refine_factor)
+  const point = engine.openPoint?.(job.mode) ?? 64;
   for (const cold of job.cold ? [true, false] : [false]) {
     for (let i = 0; i < job.opens; i++) {
       if (cold) {
@@ -200,7 +207,7 @@ async function openTimes(engine, info, data, file, storage, h) {
           break;
         }
       }
-      const child = { kind: 'open-child', engine: job.engine, mode: job.mode, open: { file, metric: job.metric, mode: job.mode, dim: data.dim, params: h.params, ef: 64 }, q, k: job.k };
+      const child = { kind: 'open-child', engine: job.engine, mode: job.mode, open: { file, metric: job.metric, mode: job.mode, dim: data.dim, params: h.params, ef: 64 }, point, q, k: job.k };
       const out = execFileSync(process.execPath, ['--expose-gc', SELF, '--job', JSON.stringify(child)], { encoding: 'utf8' });
       runs.push({ cold, ...JSON.parse(out) });
     }
@@ -219,7 +226,7 @@ async function openTimes(engine, info, data, file, storage, h) {
       concurrency: 1,
       concurrency_model: 'sequential',
       threads: 1,
-      params: { ...h.params, ef: 64 },
+      params: { ...h.params, ...knobParams(point) },
       cold,
       open_method: job.mode.startsWith('segmented') ? 'Collection.open readOnly: maps the sealed segment files' : engine.openMethod,
       runs: rs.length,
@@ -249,9 +256,10 @@ async function openChild() {
     h = await engine.open(job.open);
   }
   const t1 = performance.now();
-  await h.search(q, job.k, 64);
+  const point = job.point ?? 64;
+  await h.search(q, job.k, point);
   const t2 = performance.now();
-  await h.search(q, job.k, 64);
+  await h.search(q, job.k, point);
   const t3 = performance.now();
   const rss = rssMb();
   process.stdout.write(JSON.stringify({ open_ms: t1 - t0, first_query_ms: t2 - t1, second_query_ms: t3 - t2, rss_mb: rss, rss_delta_mb: rss - rss0 }));

@@ -521,6 +521,200 @@ const orama = {
   },
 };
 
+// ---- on-disk folders -----------------------------------------------------------------------------
+
+/** Bytes of every file under `d` (recursively). */
+export function treeSize(d) {
+  let s = 0;
+  for (const e of readdirSync(d, { withFileTypes: true })) {
+    const p = join(d, e.name);
+    s += e.isDirectory() ? treeSize(p) : statSync(p).size;
+  }
+  return s;
+}
+
+/** The knob values of a search point as record params: a number is `ef`, an object its own fields, null none. */
+export const knobParams = (p) => (p === null || p === undefined ? {} : typeof p === 'object' ? { ...p } : { ef: p });
+
+// ---- @zvec/zvec: Alibaba's in-process vector database (HNSW, HNSW + int8 codes, HNSW-RaBitQ) -------
+
+const ZVEC_MODES = {
+  // zvec's defaults (m 50, efConstruction 500), f32 vectors walked as they are
+  hnsw: { index: 'HNSW', quantize: null, refiner: false },
+  // the same graph over int8 codes, the top candidates re-scored on the f32 vectors (isUsingRefiner)
+  'hnsw-int8-refine': { index: 'HNSW', quantize: 'INT8', refiner: true },
+  // HNSW over RaBitQ codes (its defaults: totalBits 7, numClusters 16)
+  'hnsw-rabitq': { index: 'HNSW_RABITQ', quantize: null, refiner: false },
+};
+const ZVEC_METRIC = { l2: 'L2', cosine: 'COSINE', ip: 'IP' };
+
+const zvec = {
+  name: 'zvec',
+  backend: 'native',
+  modes: Object.keys(ZVEC_MODES),
+  lib: null,
+  async load() {
+    this.lib = await import('@zvec/zvec');
+    return { version: `${pkgVersion('@zvec/zvec')} (@zvec/bindings-linux-x64 ${pkgVersion('@zvec/bindings-linux-x64')})`, kernel: 'zvec prebuilt binding (its own SIMD dispatch)' };
+  },
+  unsupported: (metric) => (ZVEC_METRIC[metric] ? null : `zvec has no ${metric} metric (l2, ip, cosine)`),
+  filters: () => 'not measured in the filtered sweep yet (zvec filters by a string expression on scalar fields)',
+  openMethod: 'ZVecOpen readOnly: opens the collection folder (memory-mapped segments)',
+  api: 'querySync; clients: query (Promise)',
+  efs: () => true,
+  indexParams(metric, mode, p) {
+    const z = this.lib;
+    const m = ZVEC_MODES[mode];
+    return {
+      indexType: z.ZVecIndexType[m.index],
+      metricType: z.ZVecMetricType[ZVEC_METRIC[metric]],
+      m: p.m,
+      efConstruction: p.efConstruction,
+      ...(m.quantize ? { quantizeType: z.ZVecQuantizeType[m.quantize] } : {}),
+    };
+  },
+  handle(col, mode) {
+    const z = this.lib;
+    const m = ZVEC_MODES[mode];
+    const indexType = z.ZVecIndexType[m.index];
+    const query = (q, k, ef) => ({ fieldName: 'embedding', vector: q, topk: k, outputFields: [], params: { indexType, ef: Math.max(k, ef), ...(m.refiner ? { isUsingRefiner: true } : {}) } });
+    return {
+      async: true,
+      search: (q, k, ef) => col.querySync(query(q, k, ef)).map((d) => Number(d.id)),
+      searchAsync: (q, k, ef) => col.query(query(q, k, ef)).then((r) => r.map((d) => Number(d.id))),
+      close: () => col.closeSync(),
+    };
+  },
+  async build(data, metric, mode, params, ctx) {
+    const z = this.lib;
+    const p = { m: 50, efConstruction: 500, ...params };
+    const threads = Number(process.env.RAYON_NUM_THREADS ?? 0) || 0;
+    const path = join(ctx.dir, 'zvec');
+    const t0 = performance.now();
+    const schema = new z.ZVecCollectionSchema({ name: 'bench', vectors: { name: 'embedding', dataType: z.ZVecDataType.VECTOR_FP32, dimension: data.dim, indexParams: this.indexParams(metric, mode, p) } });
+    const col = z.ZVecCreateAndOpen(path, schema);
+    for (let at = 0; at < data.n; at += 1000) {
+      const docs = [];
+      for (let i = at; i < Math.min(data.n, at + 1000); i++) docs.push({ id: String(i), vectors: { embedding: data.base.subarray(i * data.dim, (i + 1) * data.dim) } });
+      const bad = col.insertSync(docs).find((s) => !s.ok);
+      if (bad) throw new Error(`zvec insert: ${bad.code} ${bad.message}`);
+    }
+    // the index is built by optimize (inserts land in a growing segment first)
+    col.optimizeSync({ concurrency: threads });
+    const build_s = (performance.now() - t0) / 1000;
+    const done = col.stats.indexCompleteness.embedding;
+    if (done !== 1) throw new Error(`zvec index completeness ${done} after optimize`);
+    const m = ZVEC_MODES[mode];
+    return {
+      ...this.handle(col, mode),
+      build_s,
+      params: { ...p, index: m.index, quantize: m.quantize ?? 'none', refiner: m.refiner, ...(m.index === 'HNSW_RABITQ' ? { totalBits: 7, numClusters: 16 } : {}) },
+      threads: threads || cpus().length,
+      storageDir: path,
+      // the collection folder: vectors, graph, codes and its WAL
+      bytesPerVector: treeSize(path) / data.n,
+      save: () => path,
+    };
+  },
+  async open({ file, mode }) {
+    return this.handle(this.lib.ZVecOpen(file, { readOnly: true }), mode);
+  },
+};
+
+// ---- @lancedb/lancedb: LanceDB on disk (IVF_PQ, IVF_RQ; nprobes × refine_factor) -------------------
+
+const LANCE_METRIC = { l2: 'l2', cosine: 'cosine', ip: 'dot' };
+
+const lancedb = {
+  name: 'lancedb',
+  backend: 'native',
+  modes: ['ivf-pq', 'ivf-rq'],
+  lib: null,
+  async load() {
+    this.lib = await import('@lancedb/lancedb');
+    return { version: `${pkgVersion('@lancedb/lancedb')} (@lancedb/lancedb-linux-x64-gnu ${pkgVersion('@lancedb/lancedb-linux-x64-gnu')})`, kernel: 'lance prebuilt (Rust; its own SIMD dispatch)' };
+  },
+  unsupported: (metric) => (LANCE_METRIC[metric] ? null : `LanceDB has no ${metric} distance (l2, cosine, dot)`),
+  filters: () => 'not measured in the filtered sweep yet (LanceDB filters by an SQL where clause)',
+  openMethod: 'connect + openTable: opens the dataset folder (index read by the first query)',
+  api: 'vectorSearch(q).nprobes().refineFactor().limit().toArray() (Promise)',
+  efs: () => true,
+  /** The search points: nprobes × refine_factor (null: no refine step), cheapest first. */
+  points(_mode, job) {
+    const np = job.quick ? [10, 40] : [5, 10, 20, 40, 80];
+    const rf = job.quick ? [null, 10] : [null, 5, 10, 20, 50];
+    return np.flatMap((nprobes) => rf.map((refine_factor) => ({ nprobes, refine_factor })));
+  },
+  openPoint: () => ({ nprobes: 20, refine_factor: 10 }),
+  handle(tbl, metric) {
+    const dt = LANCE_METRIC[metric];
+    const one = (q, k, p) => {
+      let v = tbl.vectorSearch(q).distanceType(dt).nprobes(p.nprobes);
+      if (p.refine_factor !== null) v = v.refineFactor(p.refine_factor);
+      return v.limit(k).select(['id', '_distance']).toArray().then((rs) => rs.map((r) => Number(r.id)));
+    };
+    return { async: true, search: one, close: () => tbl.close() };
+  },
+  async build(data, metric, mode, params, ctx) {
+    const L = this.lib;
+    const path = join(ctx.dir, 'lancedb');
+    const nparts = Math.max(1, Math.round(Math.sqrt(data.n)));
+    const p = mode === 'ivf-pq'
+      ? { numPartitions: nparts, numSubVectors: data.dim % 16 === 0 ? data.dim / 16 : data.dim / 8, numBits: 8, ...params }
+      : { numPartitions: nparts, numBits: 1, ...params };
+    const t0 = performance.now();
+    const db = await L.connect(path);
+    let tbl = null;
+    for (let at = 0; at < data.n; at += 10_000) {
+      const rows = [];
+      for (let i = at; i < Math.min(data.n, at + 10_000); i++) rows.push({ id: i, vector: Array.from(data.base.subarray(i * data.dim, (i + 1) * data.dim)) });
+      if (tbl === null) tbl = await db.createTable('v', rows);
+      else await tbl.add(rows);
+    }
+    const config = mode === 'ivf-pq' ? L.Index.ivfPq({ ...p, distanceType: LANCE_METRIC[metric] }) : L.Index.ivfRq({ ...p, distanceType: LANCE_METRIC[metric] });
+    await tbl.createIndex('vector', { config });
+    const build_s = (performance.now() - t0) / 1000;
+    const st = await tbl.indexStats('vector_idx');
+    if (!st || st.numUnindexedRows !== 0) throw new Error(`lancedb index left rows unindexed: ${JSON.stringify(st)}`);
+    return {
+      ...this.handle(tbl, metric),
+      build_s,
+      params: { index: mode === 'ivf-pq' ? 'IVF_PQ' : 'IVF_RQ', ...p },
+      threads: cpus().length,
+      storageDir: path,
+      // the dataset folder: the rows (f32, Lance format), the index and the manifests
+      bytesPerVector: treeSize(path) / data.n,
+      save: () => path,
+    };
+  },
+  async open({ file, metric }) {
+    const db = await this.lib.connect(file);
+    return this.handle(await db.openTable('v'), metric);
+  },
+};
+
+// ---- faiss-node: not installable here ----------------------------------------------------------------
+
+const faiss = {
+  name: 'faiss',
+  backend: 'native',
+  modes: ['hnsw', 'ivf-flat'],
+  async load() {
+    try {
+      await import('faiss-node');
+    } catch {
+      // faiss-node 0.5.1's install step (prebuild-install) downloads its binary from GitHub
+      // releases, or else clones faiss from GitHub and compiles it: neither host is reachable
+      // here, so npm cannot install it and it is not a devDependency
+      throw new Error('faiss-node 0.5.1 cannot be installed here: its install script downloads a prebuilt binary from GitHub releases (or clones and compiles faiss), and GitHub is not reachable from this machine');
+    }
+    throw new Error('faiss-node loaded, but the harness has no faiss build yet (it never installed on the machine this was written on)');
+  },
+  unsupported: () => null,
+  filters: () => 'faiss-node is not installed',
+  efs: () => true,
+};
+
 export const ENGINES = {
   horosvec: horosvec('native'),
   'horosvec-wasm': horosvec('wasm'),
@@ -528,6 +722,9 @@ export const ENGINES = {
   usearch,
   'sqlite-vec': sqliteVec,
   orama,
+  zvec,
+  lancedb,
+  faiss,
 };
 
 /** `dir` made if missing. */
