@@ -34,12 +34,12 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULTS = { in: 'bench-results', out: 'BENCHMARKS.md', plots: 'bench-results/plots' };
 
 const SWEEPS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'sizes', 'metrics', 'wasm', 'filtered', 'browser'];
-const ENGINE_ORDER = ['horosvec', 'hnswlib', 'usearch', 'sqlite-vec', 'hnswlib-wasm', 'edgevec', 'voy', 'orama'];
+const ENGINE_ORDER = ['horosvec', 'hnswlib', 'usearch', 'zvec', 'lancedb', 'faiss', 'sqlite-vec', 'hnswlib-wasm', 'edgevec', 'voy', 'orama'];
 const BACKEND_ORDER = ['native', 'wasm', 'js'];
 const MODE_ORDER = [
   'exact', 'vamana', 'vamana-rabitq1', 'vamana-rabitq2', 'vamana-rabitq4', 'vamana-rabitq8',
   'segmented-vamana-rabitq1', 'segmented-vamana-rabitq2', 'segmented-vamana-rabitq4', 'segmented-vamana-rabitq8',
-  'vamana-exact', 'hnsw', 'hnsw-bq-rescore', 'kd-tree', 'vec0-scan', 'brute-force',
+  'vamana-exact', 'hnsw', 'hnsw-int8-refine', 'hnsw-rabitq', 'hnsw-bq-rescore', 'ivf-flat', 'ivf-pq', 'ivf-rq', 'kd-tree', 'vec0-scan', 'brute-force',
 ];
 const METRIC_ORDER = ['l2', 'cosine', 'ip', 'l1'];
 const OP_ORDER = ['insert-single', 'insert-batch', 'update', 'delete'];
@@ -47,7 +47,14 @@ const DURABILITY_ORDER = ['full', 'normal', 'off'];
 const EXACT_MODES = new Set(['exact', 'vec0-scan', 'brute-force']);
 
 const SUBJECT = 'horosvec';
-const SEARCH_COMPETITORS = ['hnswlib', 'usearch']; // also the competitors of the dims/sizes/metrics and open sweeps
+const SEARCH_COMPETITORS = ['hnswlib', 'usearch']; // also the competitors of the dims/sizes/metrics sweeps
+// the search, concurrency and open sweeps' competitors: those, and the engines issue 18 added (a
+// ratio column for these only where the set has a series of them)
+const MATRIX_COMPETITORS = [...SEARCH_COMPETITORS, 'zvec', 'lancedb', 'faiss', 'hnswlib-wasm', 'edgevec', 'voy'];
+// the search-width knobs of the search-like sweeps: the fields of `params` a series sweeps (its
+// other params name the series); LanceDB sweeps two at once (nprobes × refine_factor), EdgeVec's
+// hnsw-bq-rescore its rescore factor
+const KNOBS = ['ef', 'nprobes', 'refine_factor', 'rescore_factor'];
 const TARGETS = [0.9, 0.95, 0.99];
 const HEADLINE_CLIENTS = [1, 4];
 const RECALL_MATCH = 0.02; // concurrency records compare only when their recall_mean differ by at most this
@@ -324,7 +331,26 @@ function qpsAtRecall(records, target, exact) {
     const qps = median(records.map((r) => r.qps));
     return qps === null ? { kind: 'none' } : { kind: 'exact', qps };
   }
-  return curveQpsAt(records.map((r) => ({ recall: r.recall_mean, qps: r.qps })), target);
+  return curveQpsAt(frontier(records).map((r) => ({ recall: r.recall_mean, qps: r.qps })), target);
+}
+
+/** The knobs a series' records vary (of KNOBS). */
+const knobsOf = (records) => KNOBS.filter((k) => new Set(records.map((r) => JSON.stringify(r.params?.[k] ?? null))).size > 1);
+
+/**
+ * A series' records as one recall–QPS curve: all of them when one knob (ef) is swept; when two
+ * are (LanceDB's nprobes × refine_factor), only the Pareto frontier (no other point has a higher
+ * recall and a higher QPS), the best a user tuning both knobs gets.
+ */
+function frontier(records) {
+  if (knobsOf(records).length < 2) return records;
+  const pts = records.filter((r) => isNum(r.recall_mean) && isNum(r.qps)).sort((a, b) => b.recall_mean - a.recall_mean || b.qps - a.qps);
+  let best = -Infinity;
+  return pts.filter((r) => {
+    if (r.qps <= best) return false;
+    best = r.qps;
+    return true;
+  });
 }
 
 const fmtAtRecall = (v) => (v.kind === 'none' ? 'not reached' : v.kind === 'lower' ? `≥ ${fmtQps(v.qps)}` : fmtQps(v.qps));
@@ -491,10 +517,10 @@ function searchSection(records, out) {
 }
 
 function searchPlot(records) {
-  const series = seriesList(records, ['ef']).flatMap((s) => groupBy(s.records, (r) => String(r.n), by((r) => r.n))
+  const series = seriesList(records, KNOBS).flatMap((s) => groupBy(s.records, (r) => String(r.n), by((r) => r.n))
     .map(([, rs]) => ({ ...s, n: rs[0].n, records: rs })));
   const labels = uniqueLabels(series, [baseLabel, (s) => s.params && `(${s.params})`, (s) => `n=${fmtInt(s.n)}`]);
-  const values = series.flatMap((s, i) => s.records
+  const values = series.flatMap((s, i) => frontier(s.records)
     .filter((r) => isNum(r.qps) && r.qps > 0 && isNum(recallOf(r)))
     .sort(total(by((r) => r.params?.ef, recallOf)))
     .map((r, j) => ({ series: labels[i], recall: recallOf(r), qps: r.qps, order: j })));
@@ -511,7 +537,7 @@ function searchPlot(records) {
 function searchSet(records, out) {
   const first = records[0];
   const setName = `${setText(first, ['dataset', 'n', 'metric', 'k'])} · ${clientsOf(first)} client${clientsOf(first) === 1 ? '' : 's'}`;
-  const series = seriesList(records, ['ef']);
+  const series = seriesList(records, KNOBS);
   for (const s of series) s.targets = TARGETS.map((t) => qpsAtRecall(s.records, t, isExact(s.mode)));
   const md = [`#### ${setName}`, ''];
   md.push(...table([
@@ -522,7 +548,8 @@ function searchSet(records, out) {
     ...TARGETS.map((t, i) => [`QPS @${t.toFixed(2)}`, (s) => fmtAtRecall(s.targets[i]), 'r']),
     ['build_s', (s) => fmtSeconds(median(s.records.map((r) => r.build_s))), 'r'],
     ['bytes/vector', (s) => fmtBytes(median(s.records.map((r) => r.bytes_per_vector))), 'r'],
-    ...SEARCH_COMPETITORS.map((e) => [ratioTitle(e), (s) => targetRatioCell(s, series, e, out, 'search', setName), 'r']),
+    ...MATRIX_COMPETITORS.filter((e) => SEARCH_COMPETITORS.includes(e) || series.some((s) => s.engine === e))
+      .map((e) => [ratioTitle(e), (s) => targetRatioCell(s, series, e, out, 'search', setName), 'r']),
   ], series));
   md.push(RATIO_LEGEND, '');
   for (const s of series) md.push(...searchSeriesTable(s));
@@ -531,6 +558,9 @@ function searchSet(records, out) {
 
 function searchSeriesTable(s) {
   const rs = s.records;
+  // the knob columns: ef (every ANN series so far), or the knobs the series carries (LanceDB)
+  const carried = KNOBS.filter((k) => rs.some((r) => r.params && k in r.params));
+  const knobCols = carried.length ? carried : ['ef'];
   const apis = uniq(rs.map((r) => r.api));
   const meta = [
     `version ${uniq(rs.map((r) => r.engine_version)).join(', ') || DASH}`,
@@ -546,13 +576,14 @@ function searchSeriesTable(s) {
     meta.join(' · '),
     '',
     ...table([
-      ['ef', (r) => r.params?.ef, 'r'],
+      ...knobCols.map((k) => [k, (r) => (r.params?.[k] === null ? 'none' : r.params?.[k]), 'r']),
       ['recall_mean', (r) => fmtRecall(r.recall_mean), 'r'],
       ['recall_min', (r) => fmtRecall(r.recall_min), 'r'],
       ['QPS', (r) => fmtQps(r.qps), 'r'],
       ['p50 ms', (r) => fmtMs(r.p50_ms), 'r'],
       ['p99 ms', (r) => fmtMs(r.p99_ms), 'r'],
-    ], [...rs].sort(total(by((r) => r.params?.ef, (r) => r.recall_mean, (r) => r.qps)))),
+    ], [...rs].sort(total(by(...knobCols.map((k) => (r) => r.params?.[k]), (r) => r.recall_mean, (r) => r.qps)))),
+    ...(knobsOf(rs).length > 1 ? ['QPS at a recall: read off the Pareto frontier of these points (both knobs tuned).', ''] : []),
     `QPS at recall ${TARGETS.map((t, i) => `${t.toFixed(2)}: ${fmtAtRecall(s.targets[i])}`).join(', ')}`,
     '',
   ];
@@ -638,7 +669,7 @@ function concurrencyHeadline(series, setName, out) {
   const at = (s, c) => [...s.records].filter((r) => clientsOf(r) === c).sort(total(by((r) => r.qps)))[0];
   const rows = [];
   for (const h of series.filter((s) => s.engine === SUBJECT)) {
-    for (const c of competitorsOf(h, series, SEARCH_COMPETITORS)) {
+    for (const c of competitorsOf(h, series, MATRIX_COMPETITORS)) {
       for (const clients of HEADLINE_CLIENTS) {
         const [hr, cr] = [at(h, clients), at(c, clients)];
         if (!hr || !cr) continue;
@@ -863,7 +894,7 @@ function openComparison(rows, out) {
   const caseCmp = by((r) => r.dataset, (r) => r.n, (r) => r.storage, (r) => r.cold);
   const pairs = [];
   for (const h of rows.filter((r) => r.engine === SUBJECT)) {
-    for (const c of rows.filter((r) => SEARCH_COMPETITORS.includes(r.engine) && caseKey(r) === caseKey(h))) pairs.push({ h, c });
+    for (const c of rows.filter((r) => MATRIX_COMPETITORS.includes(r.engine) && caseKey(r) === caseKey(h))) pairs.push({ h, c });
   }
   if (!pairs.length) return [];
   pairs.sort((a, b) => caseCmp(a.h, b.h) || seriesCmp(seriesOf(a.h), seriesOf(b.h)) || seriesCmp(seriesOf(a.c), seriesOf(b.c))
@@ -910,10 +941,10 @@ function keyedSweepSection({ sweep, title, field, fieldTitle, fmtField, plotFile
   const fieldKey = field === 'metric' ? (r) => rank(METRIC_ORDER, r.metric) : (r) => r[field];
   const others = ['dataset', 'n', 'dim', 'metric', 'k'].filter((f) => f !== field);
   const cmp = (a, b) => cmpVal(fieldKey(a), fieldKey(b)) || cmpVal(a[field], b[field])
-    || seriesCmp(seriesOf(a, ['ef']), seriesOf(b, ['ef'])) || by(...others.map((f) => (r) => r[f]))(a, b);
-  const groups = groupBy(ok, (r) => JSON.stringify([r[field], seriesKey(seriesOf(r, ['ef'])), ...others.map((f) => r[f])]), cmp)
+    || seriesCmp(seriesOf(a, KNOBS), seriesOf(b, KNOBS)) || by(...others.map((f) => (r) => r[f]))(a, b);
+  const groups = groupBy(ok, (r) => JSON.stringify([r[field], seriesKey(seriesOf(r, KNOBS)), ...others.map((f) => r[f])]), cmp)
     .map(([, rs]) => ({
-      ...seriesOf(rs[0], ['ef']),
+      ...seriesOf(rs[0], KNOBS),
       first: rs[0],
       records: rs,
       targets: TARGETS.map((t) => qpsAtRecall(rs, t, isExact(rs[0].mode))),
@@ -960,7 +991,7 @@ function keyedSweepSection({ sweep, title, field, fieldTitle, fmtField, plotFile
 }
 
 function keyedSweepPlot(groups, records, field, fieldTitle, xScale) {
-  const series = seriesList(groups.map((g) => g.first), ['ef']);
+  const series = seriesList(groups.map((g) => g.first), KNOBS);
   const labels = uniqueLabels(series, [baseLabel, (s) => s.params && `(${s.params})`]);
   const labelOf = new Map(series.map((s, i) => [seriesKey(s), labels[i]]));
   const values = groups.map((g, j) => ({
@@ -1004,7 +1035,7 @@ function wasmSection(records) {
   const setCmp = by((r) => r.dataset, (r) => r.n, (r) => rank(METRIC_ORDER, r.metric), (r) => r.metric, (r) => r.k);
   const modeCmp = by((r) => rank(ENGINE_ORDER, r.engine), (r) => r.engine, (r) => rank(MODE_ORDER, r.mode), (r) => r.mode);
   const pairKey = (r) => JSON.stringify([r.engine, r.mode, r.dataset, r.n, r.metric, r.k, paramsText(r.params), clientsOf(r)]);
-  const rows = [...ok].sort(total((a, b) => setCmp(a, b) || modeCmp(a, b) || by((r) => paramsText(r.params, ['ef']), (r) => r.params?.ef)(a, b)
+  const rows = [...ok].sort(total((a, b) => setCmp(a, b) || modeCmp(a, b) || by((r) => paramsText(r.params, KNOBS), (r) => r.params?.ef)(a, b)
     || by((r) => rank(BACKEND_ORDER, r.backend), (r) => r.backend, clientsOf, (r) => r.qps)(a, b)));
   const pairs = groupBy(rows, pairKey, () => 0).map(([, rs]) => ({
     first: rs[0],
@@ -1126,14 +1157,14 @@ function filteredSet(rs, all, out) {
     ['target', (f) => (isNum(f.selectivity_target) ? pctText(f.selectivity_target) : DASH), 'r'],
   ], filters));
   // per series and filter: the records (one per ef), the headline point, QPS at the target recall
-  const cells = seriesList(rs, ['ef']).flatMap((s) => groupBy(s.records, (r) => r.filter, filterCmp).map(([, xs]) => ({
+  const cells = seriesList(rs, KNOBS).flatMap((s) => groupBy(s.records, (r) => r.filter, filterCmp).map(([, xs]) => ({
     s,
     filter: xs[0],
     records: xs,
     head: headlinePoint(xs),
     at: qpsAtRecall(xs, FILTER_TARGETS.recall, isExact(xs[0].mode)),
   })));
-  const series = seriesList(rs, ['ef']);
+  const series = seriesList(rs, KNOBS);
   const labels = uniqueLabels(series, [baseLabel, (s) => s.params && `(${s.params})`]);
   const labelOf = new Map(series.map((s, i) => [seriesKey(s), labels[i]]));
   const file = `filtered-${slug(first.dataset)}-n${slug(first.n)}.svg`;
@@ -1227,8 +1258,8 @@ function filteredTargets(cells, all, setName, out) {
     } else rows.push({ s, target: `a match-all filter costs ≤ ${FILTER_TARGETS.matchAllCost * 100} % over no filter`, value: 'no record', pass: null });
   }
   // horosvec series that have no ok record here: the targets are not measured
-  const missing = all.filter((r) => r.engine === SUBJECT && r.status !== 'ok' && !subjects.some((s) => seriesKey(s) === seriesKey(seriesOf(r, ['ef']))));
-  for (const r of missing) rows.push({ s: seriesOf(r, ['ef']), target: 'all four targets', value: `${r.status}: ${r.skip_reason}`, pass: null });
+  const missing = all.filter((r) => r.engine === SUBJECT && r.status !== 'ok' && !subjects.some((s) => seriesKey(s) === seriesKey(seriesOf(r, KNOBS))));
+  for (const r of missing) rows.push({ s: seriesOf(r, KNOBS), target: 'all four targets', value: `${r.status}: ${r.skip_reason}`, pass: null });
   if (!rows.length) return [];
   const md = [`Targets (issue 14), computed from the records${setName ? ` (${setName})` : ''}; every ${SUBJECT} series, pass or fail:`, '', ...table([
     ['series', (x) => fullLabel(x.s)],

@@ -135,8 +135,14 @@ const MODES = {
   zvec: ['hnsw', 'hnsw-int8-refine', 'hnsw-rabitq'],
   lancedb: ['ivf-pq', 'ivf-rq'],
   faiss: ['hnsw', 'ivf-flat'],
+  // the browser sweep's wasm engines, under Node (bench/lib/engines.mjs wasmInNode)
+  'hnswlib-wasm': ['hnsw'],
+  edgevec: ['hnsw', 'hnsw-bq-rescore'],
+  voy: ['kd-tree'],
 };
 const ANN = ['horosvec', 'hnswlib', 'usearch'];
+const WASM_NODE = ['hnswlib-wasm', 'edgevec', 'voy'];
+const WASM_NODE_N = 20_000;
 // the dimension, size and metric sweeps measure horosvec as a user gets it: the code width it
 // picks by dimension (the records carry the resolved mode)
 const annMode = (e, m) => (e === 'horosvec' ? (m === 'l1' ? 'vamana-exact' : 'vamana') : 'hnsw');
@@ -149,7 +155,11 @@ if (sweeps.includes('search')) {
     // orama scans in JavaScript (about 5 QPS at 100k × 384): its recall over 200 queries
     const nq = e === 'orama' && !quick ? Math.min(P.nq, 200) : P.nq;
     // cold opens drop the machine's page cache (root only): not in --quick, which npm test runs
-    for (const mode of MODES[e].filter((m) => modes === null || modes.includes(m))) job({ kind: 'search', engine: e, mode, nq, concurrency: P.concurrency, open: e !== 'orama' && mode !== 'exact', opens: P.opens, cold: !quick });
+    // the browser sweep's wasm engines under Node build in scalar wasm on one thread (EdgeVec took
+    // 1.3–4.4 min for 20,000 rows in the browser sweep): the first WASM_NODE_N rows unless --n says
+    const n = WASM_NODE.includes(e) && values.n === undefined && !quick ? Math.min(WASM_NODE_N, rows) : P.n;
+    const open = e !== 'orama' && !WASM_NODE.includes(e);
+    for (const mode of MODES[e].filter((m) => modes === null || modes.includes(m))) job({ kind: 'search', engine: e, mode, n, nq, concurrency: P.concurrency, open: open && mode !== 'exact', opens: P.opens, cold: !quick });
   }
 }
 if (sweeps.includes('build')) {
@@ -241,7 +251,8 @@ if (values['dry-run']) {
   process.exit(0);
 }
 
-const runEngines = new Set(jobs.map((j) => engineOf(j.engine).name));
+// the engine / backend pairs this run measures (horosvec-wasm's records are engine horosvec, backend wasm)
+const runEngines = new Set(jobs.map((j) => `${engineOf(j.engine).name}|${engineOf(j.engine).backend}`));
 try {
   mkdirSync(P.diskDir, { recursive: true });
   for (const s of files) {
@@ -250,7 +261,7 @@ try {
     if (values.append) continue;
     if (values.replace && existsSync(f)) {
       // keep the records of the engines this run does not measure
-      const run = (r) => runEngines.has(r.engine) && (modes === null || modes.includes(r.mode));
+      const run = (r) => runEngines.has(`${r.engine}|${r.backend}`) && (modes === null || modes.includes(r.mode));
       const keep = readFileSync(f, 'utf8').split('\n').filter((l) => l.trim() !== '' && !run(JSON.parse(l)));
       writeFileSync(f, keep.map((l) => `${l}\n`).join(''));
     } else {

@@ -41,7 +41,7 @@ beforeAll(() => {
       }
     }
   }
-}, 280_000);
+}, 340_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -88,6 +88,35 @@ describe('npm run bench -- --quick', () => {
     for (const r of records.filter((x) => x.status === 'ok' && x.sweep === 'search' && ['exact', 'vec0-scan', 'brute-force'].includes(x.mode as string))) {
       expect(r.recall_mean as number, `${r.engine} ${r.mode}`).toBeGreaterThanOrEqual(0.99);
     }
+  });
+
+  it('measures the engines issue 18 added (zvec, LanceDB, EdgeVec and voy under Node) or records why not (faiss-node, hnswlib-wasm under Node)', () => {
+    const rs = records.filter((r) => r.sweep === 'search');
+    const ok = rs.filter((r) => r.status === 'ok');
+    const modes = new Set(ok.map((r) => `${r.engine} ${r.backend} ${r.mode}`));
+    for (const m of ['zvec native hnsw', 'zvec native hnsw-int8-refine', 'zvec native hnsw-rabitq', 'lancedb native ivf-pq', 'lancedb native ivf-rq', 'edgevec wasm hnsw', 'edgevec wasm hnsw-bq-rescore', 'voy wasm kd-tree']) {
+      expect(modes, `${m}: ${JSON.stringify(rs.filter((r) => r.status !== 'ok').map((r) => [r.engine, r.mode, r.skip_reason]))}`).toContain(m);
+    }
+    type P = Record<string, unknown>;
+    for (const r of ok.filter((x) => ['zvec', 'lancedb'].includes(x.engine))) {
+      // on disk, with the build parameters in the record
+      expect(r.storage, `${r.engine} ${r.mode}`).not.toBe('memory');
+      expect(r.bytes_per_vector as number).toBeGreaterThan(0);
+      const p = r.params as P;
+      if (r.engine === 'zvec') expect([p.m, p.efConstruction, typeof p.ef]).toEqual([50, 500, 'number']);
+      else expect(typeof p.numPartitions === 'number' && typeof p.nprobes === 'number' && 'refine_factor' in p, JSON.stringify(p)).toBe(true);
+    }
+    // recall floors on the sample's 2,000 rows
+    const best = (e: string, mode: string) => Math.max(...ok.filter((r) => r.engine === e && r.mode === mode).map((r) => r.recall_mean as number));
+    for (const [e, mode] of [['zvec', 'hnsw'], ['zvec', 'hnsw-int8-refine'], ['zvec', 'hnsw-rabitq'], ['lancedb', 'ivf-pq'], ['lancedb', 'ivf-rq'], ['edgevec', 'hnsw']]) expect(best(e, mode), `${e} ${mode}`).toBeGreaterThanOrEqual(0.9);
+    // zvec and LanceDB search by a Promise: their clients share one process
+    for (const e of ['zvec', 'lancedb']) expect(records.some((r) => r.sweep === 'concurrency' && r.engine === e && r.status === 'ok' && r.concurrency_model === 'async'), e).toBe(true);
+    // what cannot run here says why
+    const faiss = rs.filter((r) => r.engine === 'faiss');
+    expect(faiss.length).toBeGreaterThan(0);
+    for (const r of faiss) expect([r.status, String(r.skip_reason)]).toEqual(['skipped', expect.stringMatching(/GitHub/)]);
+    const hw = rs.find((r) => r.engine === 'hnswlib-wasm' && r.backend === 'wasm');
+    expect([hw?.status, String(hw?.skip_reason)]).toEqual(['skipped', expect.stringMatching(/web only/)]);
   });
 
   it('measures every filter of the filtered sweep on each engine with a filter, or says why not', () => {

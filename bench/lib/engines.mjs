@@ -35,7 +35,8 @@
 //   handle.searchBatch(queries, k, ef) → Promise of one hit list per query (horosvec only)
 //   handle.add_s, index_s, stats  horosvec: add and buildIndex seconds, the collection's stats()
 import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BROWSER_ENGINES } from '../browser/engines.mjs';
 import { cpus } from 'node:os';
 import { statSync, readdirSync, writeFileSync, readFileSync, existsSync, mkdirSync } from 'node:fs';
 
@@ -715,6 +716,85 @@ const faiss = {
   efs: () => true,
 };
 
+// ---- the browser sweep's wasm engines, run under Node -----------------------------------------------
+
+/**
+ * How each of bench/browser/engines.mjs's wasm engines loads under Node (the page's loaders fetch
+ * their .wasm by URL): `{ kernel }` after instantiating it from the package's file, or a throw
+ * saying why it does not run here.
+ */
+const NODE_WASM_LOADERS = {
+  async 'hnswlib-wasm'(b) {
+    try {
+      await b.load();
+    } catch (e) {
+      throw new Error(`hnswlib-wasm 0.8.2 is built for the web only (Emscripten ENVIRONMENT=web): under Node its loader throws "${String(e.message ?? e).split('\n')[0]}"`);
+    }
+    return { kernel: 'hnswlib scalar C++ (Emscripten -O3, no simd128)' };
+  },
+  async edgevec(b) {
+    const lib = await import('edgevec');
+    await lib.default({ module_or_path: readFileSync(join(ROOT, 'node_modules', 'edgevec', 'edgevec_bg.wasm')) });
+    b.lib = lib;
+    return { kernel: `EdgeVec ${lib.getSimdBackend()} (getSimdBackend(); no v128 instruction in its .wasm)` };
+  },
+  async voy(b) {
+    const dir = join(ROOT, 'node_modules', 'voy-search');
+    const glue = await import(pathToFileURL(join(dir, 'voy_search_bg.js')).href);
+    const { instance } = await WebAssembly.instantiate(readFileSync(join(dir, 'voy_search_bg.wasm')), { './voy_search_bg.js': glue });
+    glue.__wbg_set_wasm(instance.exports);
+    b.lib = glue;
+    return { kernel: 'voy scalar Rust k-d tree (no v128 instruction in its .wasm)' };
+  },
+};
+
+/**
+ * A browser-sweep engine (`key` of BROWSER_ENGINES) measured in the Node matrix: the page's own
+ * build (same parameters, same metric: EdgeVec and voy l2 on the unit vectors), searched on the
+ * Node thread. Search points: `ef` (job.efs) or EdgeVec's rescore factors (`{ rescore_factor }`).
+ */
+function wasmInNode(key) {
+  const b = BROWSER_ENGINES[key];
+  let kernel = null;
+  const knobOf = { 'hnswlib-wasm': { hnsw: 'ef' }, edgevec: { hnsw: 'ef', 'hnsw-bq-rescore': 'rescore_factor' }, voy: { 'kd-tree': null } }[key];
+  return {
+    name: b.name,
+    backend: 'wasm',
+    modes: b.modes,
+    async load() {
+      ({ kernel } = await NODE_WASM_LOADERS[key](b));
+      return { version: pkgVersion(b.pkg), kernel };
+    },
+    // the page builds them for the dataset's cosine (hnswlib-wasm) or l2 on unit vectors (EdgeVec, voy)
+    unsupported: (metric) => (metric === 'cosine' ? null : `the browser sweep's ${b.name} build is for cosine data only`),
+    filters: () => `${b.name} is not in the filtered sweep`,
+    efs: (mode) => knobOf[mode] !== null,
+    points(mode, job) {
+      const knob = knobOf[mode];
+      if (knob === 'ef') return job.efs;
+      if (knob === 'rescore_factor') return (job.quick ? [1, 5] : [1, 2, 3, 5, 8, 12, 20, 30]).map((f) => ({ rescore_factor: f }));
+      return [null];
+    },
+    async build(data, metric, mode, params) {
+      const built = await b.build(data, params);
+      const m = built.modes.find((x) => x.mode === mode);
+      if (!m) throw new Error(`${b.name} has no mode ${mode}`);
+      return {
+        build_s: built.build_s,
+        params: { ...built.params, metric: b.metric },
+        threads: 1,
+        kernel,
+        api: m.api,
+        bytesPerVector: built.engineBytes === null ? null : built.engineBytes / data.n,
+        async: false,
+        search: (q, k, x) => m.search(q, k, x !== null && typeof x === 'object' ? x.rescore_factor : x),
+        save: null,
+        close() {},
+      };
+    },
+  };
+}
+
 export const ENGINES = {
   horosvec: horosvec('native'),
   'horosvec-wasm': horosvec('wasm'),
@@ -725,6 +805,9 @@ export const ENGINES = {
   zvec,
   lancedb,
   faiss,
+  'hnswlib-wasm': wasmInNode('hnswlib-wasm'),
+  edgevec: wasmInNode('edgevec'),
+  voy: wasmInNode('voy'),
 };
 
 /** `dir` made if missing. */
