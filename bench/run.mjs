@@ -160,6 +160,11 @@ if (sweeps.includes('search')) {
     const n = WASM_NODE.includes(e) && values.n === undefined && !quick ? Math.min(WASM_NODE_N, rows) : P.n;
     const open = e !== 'orama' && !WASM_NODE.includes(e);
     for (const mode of MODES[e].filter((m) => modes === null || modes.includes(m))) job({ kind: 'search', engine: e, mode, n, nq, concurrency: P.concurrency, open: open && mode !== 'exact', opens: P.opens, cold: !quick });
+    // horosvec's wasm backend also at the Node wasm engines' n, to be compared with them
+    const wasmN = values.n === undefined && !quick ? Math.min(WASM_NODE_N, rows) : P.n;
+    if (e === 'horosvec-wasm' && WASM_NODE.some(want) && wasmN !== P.n && wasmN < rows) {
+      for (const mode of MODES[e].filter((m) => modes === null || modes.includes(m))) job({ kind: 'search', engine: e, mode, n: wasmN, nq, concurrency: P.concurrency, open: true, opens: P.opens, cold: !quick });
+    }
   }
 }
 if (sweeps.includes('build')) {

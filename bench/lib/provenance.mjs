@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, totalmem, loadavg } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -49,12 +49,13 @@ export function commandLine() {
 let fixed = null;
 
 /**
- * `{ git_rev, git_dirty, machine, node, command, date }`: git is asked once per process, the date
- * is the time of the call.
+ * `{ git_rev, git_dirty, machine, node, command, date, load_avg }`: git is asked once per process;
+ * the date and the machine's load average (1, 5 and 15 min, from os.loadavg(): how busy the
+ * machine was while the record was measured) are those of the call.
  */
 export function provenance() {
   fixed ??= { git_rev: gitRev(), git_dirty: gitDirty(), machine: machine(), node: process.version, command: commandLine() };
-  return { ...fixed, date: new Date().toISOString() };
+  return { ...fixed, date: new Date().toISOString(), load_avg: loadavg().map((x) => Number(x.toFixed(2))) };
 }
 
 /** The revision label of a record or a provenance: `<git_rev>` or `<git_rev>-dirty` ("unknown" without git). */
