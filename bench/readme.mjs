@@ -34,6 +34,7 @@ const WRITERS = {
   'segments-mixed': 'node bench/segments.mjs --phase mixed',
   'segments-open': 'node bench/segments.mjs --phase open',
   'snapshot-load': 'node bench/snapshot-load.mjs',
+  'page-open': 'node bench/page-open.mjs [--runs 10] [--repeat]',
   adapters: 'node bench/adapters.mjs [--backend wasm]',
   follow: 'node bench/follow.mjs >> bench-results/follow/<rev>.jsonl',
 };

@@ -7,6 +7,16 @@
 // model is ready; with none waiting, the model is warmed with one dummy embedding (an ONNX
 // session's first run is its slowest). The worker's name is the page's `?model=` value ('hub',
 // 'local' or ''). Times are epoch ms (timeOrigin + now), which the page turns into its clock.
+//
+// Tried and measured no faster (bench/page-open.mjs, 8-10 first visits per variant, run side by
+// side on this 2-core machine at load average 2-9; see git history of this file): the runtime's
+// wasm compiled while it downloads (WebAssembly.compileStreaming, handed to onnxruntime through
+// WebAssembly.instantiate): V8 compiles a wasm module's functions lazily, instantiating the
+// bytes costs about 0.1 s, and the streaming compilation competed with the other downloads; the
+// model's session created from the prefetched bytes beside transformers.js's import and handed to
+// its InferenceSession.create call; the snapshot's download held back until the model's bytes
+// were in. Where the time goes on a first visit (load average about 4): the big files in at about
+// 0.8 s, the session's creation 0.4 s, the first inference and the paint 0.25 s.
 import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';
 
 const at = () => performance.timeOrigin + performance.now();

@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+// Page open → first result of the semantic-search page (examples/semantic-search, issue 17), over
+// repeated first visits. One JSONL record on stdout (bench-results/page-open/<rev>.jsonl); the
+// per-run lines and the summary on stderr.
+//
+//   node bench/page-open.mjs [--runs 10] [--repeat]   (needs /usr/bin/chromium, or HOROSVEC_CHROMIUM)
+//
+// The page's production build (vite build) is served by `vite preview` on 127.0.0.1 with the
+// locally prepared model (scripts/prepare-model.sh) and snapshot (build-snapshot.mjs), as in the
+// e2e (tests-js/browser/semantic-search.e2e.mjs). Each run is a first visit: a new Chromium with a
+// new, empty profile (no HTTP cache, no compiled-wasm cache). The query (the sample's first query
+// text of 25 to 70 characters, as the e2e's first one) goes into the input as soon as the page
+// can take it (one input event, as a paste), while the page loads. The figure is the page's own:
+// `firstResultMs`, from navigation start (performance.timeOrigin) to the first results list
+// painted for that query (its 300 ms debounce pause included). With --repeat, each run also
+// reloads the page in the same profile (a repeat visit: the HTTP cache warm) and records that.
+// The machine's load average (1 min) is recorded before and after every run: figures measured
+// while it is high say so.
+import { chromium } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { build, preview } from 'vite';
+import { loadSample } from '../examples/lib/sample.mjs';
+import { buildSnapshot } from '../examples/semantic-search/build-snapshot.mjs';
+import { ROOT, provenance } from './lib/provenance.mjs';
+
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' }, repeat: { type: 'boolean', default: false } } });
+const runs = Number(values.runs);
+const log = (s) => process.stderr.write(`${s}\n`);
+
+execFileSync('bash', [join(ROOT, 'scripts/prepare-model.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
+await buildSnapshot();
+const query = loadSample().queries.find((q) => q.text.length >= 25 && q.text.length <= 70).text;
+const configFile = join(ROOT, 'examples/semantic-search/vite.config.mjs');
+await build({ configFile, logLevel: 'warn' });
+const server = await preview({ configFile, preview: { port: 0, strictPort: false }, logLevel: 'warn' });
+const url = `http://127.0.0.1:${server.httpServer.address().port}/`;
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const load1 = () => Number(loadavg()[0].toFixed(2));
+
+/** One visit of `page`: the page's firstResultMs, readyMs and marks. */
+async function visit(page) {
+  await page.goto(url, { waitUntil: 'commit' });
+  await page.locator('#q').fill(query);
+  await page.waitForFunction(() => window.__demo?.searches >= 1, null, { timeout: 60_000 });
+  await page.waitForFunction(() => window.__demo.ready, null, { timeout: 60_000 });
+  const d = await page.evaluate(() => ({ firstResultMs: window.__demo.firstResultMs, readyMs: window.__demo.readyMs, marks: window.__demo.marks, top: window.__demo.last.hits[0]?.text }));
+  return { first_result_ms: Math.round(d.firstResultMs), ready_ms: Math.round(d.readyMs), marks: d.marks, top: d.top };
+}
+
+const results = [];
+try {
+  for (let i = 0; i < runs; i++) {
+    const loadBefore = load1();
+    const profile = await mkdtemp(join(tmpdir(), 'horosvec-page-open-'));
+    const ctx = await chromium.launchPersistentContext(profile, {
+      executablePath: process.env.HOROSVEC_CHROMIUM ?? '/usr/bin/chromium',
+      headless: true,
+      viewport: { width: 1100, height: 900 },
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      await ctx.route('**/*', (route) => (['127.0.0.1', 'localhost'].includes(new URL(route.request().url()).hostname) ? route.continue() : route.abort()));
+      const page = await ctx.newPage();
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      const first = await visit(page);
+      const run = { run: i + 1, ...first, load_before: loadBefore };
+      if (values.repeat) run.repeat_first_result_ms = (await visit(page)).first_result_ms;
+      run.load_after = load1();
+      if (errors.length) run.errors = errors;
+      results.push(run);
+      const m = Object.entries(first.marks).map(([k, v]) => `${k} ${v}`).join(', ');
+      log(`  run ${i + 1}: page open → first result ${first.first_result_ms} ms${values.repeat ? ` (repeat visit ${run.repeat_first_result_ms} ms)` : ''}, ready ${first.ready_ms} ms; load ${loadBefore} → ${run.load_after}; ${m}`);
+    } finally {
+      await ctx.close();
+      await rm(profile, { recursive: true, force: true });
+    }
+  }
+} finally {
+  await server.close();
+}
+
+const firsts = results.map((r) => r.first_result_ms);
+const summary = {
+  bench: 'page-open',
+  page: 'examples/semantic-search',
+  query,
+  runs: results.length,
+  first_result_ms_median: median(firsts),
+  first_result_ms_min: Math.min(...firsts),
+  first_result_ms_max: Math.max(...firsts),
+  ...(values.repeat ? { repeat_first_result_ms_median: median(results.map((r) => r.repeat_first_result_ms)) } : {}),
+  load_avg_median: median(results.flatMap((r) => [r.load_before, r.load_after])),
+  chromium: execFileSync(process.env.HOROSVEC_CHROMIUM ?? '/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim(),
+  results,
+  ...provenance(),
+};
+log(`page open → first result: median ${summary.first_result_ms_median} ms (min ${summary.first_result_ms_min}, max ${summary.first_result_ms_max}) over ${results.length} first visits` +
+  `${values.repeat ? `; repeat visits median ${summary.repeat_first_result_ms_median} ms` : ''}; load average (1 min) median ${summary.load_avg_median}`);
+process.stdout.write(`${JSON.stringify(summary)}\n`);
