@@ -75,6 +75,8 @@ mod follow;
 #[cfg(feature = "durable")]
 mod handle;
 #[cfg(feature = "durable")]
+mod inline;
+#[cfg(feature = "durable")]
 mod jobs;
 #[cfg(feature = "durable")]
 mod lifecycle;
@@ -82,6 +84,8 @@ mod lifecycle;
 mod load;
 mod local;
 mod manifest;
+#[cfg(feature = "durable")]
+mod pace;
 mod policy;
 mod request;
 mod restore;
@@ -93,5 +97,7 @@ pub use follow::{FollowStats, BACKOFF};
 #[cfg(feature = "durable")]
 pub use handle::DurableCollection;
 pub use local::{Job as LocalJob, LocalDurable, Swapped as LocalSwap};
+#[cfg(feature = "durable")]
+pub use pace::INLINE_COMMIT_MAX_NS;
 pub use policy::SegmentConfig;
 pub use request::WriteRequest;
