@@ -63,6 +63,8 @@
 //! it merges; the old files are removed after the manifest commit. Searches hold the read lock
 //! only, so they run during builds and wait only for the short swaps.
 
+#[cfg(feature = "durable")]
+mod background;
 mod built;
 #[cfg(feature = "durable")]
 mod channel;
