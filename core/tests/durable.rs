@@ -251,10 +251,19 @@ fn submit_now_commits_on_the_callers_thread_in_call_order() {
         assert_eq!(now(&d, del).unwrap(), 1);
         // most of these are committed on this thread, each with its own transaction
         let before = d.commits();
+        let mut inline = 0;
         for i in 10..60 {
-            assert_eq!(now(&d, put(WriteKind::Add, &[i], 0.0)).unwrap(), 1);
+            let r = match d.submit_now(put(WriteKind::Add, &[i], 0.0)) {
+                Ok(r) => {
+                    inline += 1;
+                    r
+                }
+                Err(req) => write(&d, req),
+            };
+            assert_eq!(r.unwrap(), 1);
         }
         assert_eq!(d.commits() - before, 50);
+        assert!(inline > 0, "no write was committed on the caller's thread");
         d.close();
         let back = d.submit_now(put(WriteKind::Add, &[99], 0.0)).unwrap_err();
         assert_eq!(write(&d, back).unwrap_err().code(), ErrorCode::Closed);
