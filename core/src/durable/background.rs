@@ -1,10 +1,13 @@
-//! Where background builds run: a rayon pool of their own whose threads (and the job thread
-//! that waits for them) run at a lower scheduling priority (Linux: nice [`NICE`]), so that a
-//! seal, a compaction or an interim index built on a machine with few cores does not take the
-//! CPU from the writes and searches in the foreground (awaited single writes waited behind
-//! interim builds: their p99 went from 0.1 ms to several ms on 2 cores). RocksDB lowers its
-//! compaction threads' priority for the same reason. Searches keep rayon's global pool. The
-//! graph build is deterministic in the thread count, so the pool changes no result.
+//! Where interim-index builds run: a rayon pool of their own whose threads (and the job thread
+//! that waits for them) run at a lower scheduling priority (Linux: nice [`NICE`]), so that the
+//! interim indexes rebuilt as the mutable segment grows do not take the CPU from the writes and
+//! searches in the foreground on a machine with few cores (awaited single writes waited behind
+//! them: their p99 went from 0.1 ms to several ms on 2 cores). RocksDB lowers its compaction
+//! threads' priority for the same reason. Seals and compactions keep rayon's global pool at
+//! normal priority: writes held back by the mutable bound wait for them, and a starved seal
+//! (a machine loaded by other processes) held them for tens of seconds. Searches keep the global
+//! pool too. The graph build is deterministic in the thread count, so the pool changes no
+//! result.
 
 /// The nice value of the background threads (0 is the default, 19 the lowest).
 pub(crate) const NICE: i32 = 10;

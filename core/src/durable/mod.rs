@@ -37,7 +37,7 @@
 //! The parts (private modules): `handle` (the handle), `channel` (the shared collection, the
 //! replies, and the committer's messages), `request` (the write requests), `committer` (the group-commit loop),
 //! `inline` (a write committed on the caller's thread), `pace` (commit times and when a write
-//! commits inline), `background` (the low-priority pool of the builds), `files`
+//! commits inline), `background` (the low-priority pool of the interim-index builds), `files`
 //! (`SegmentDir`: the segment files of the directory), `jobs` (the background builds, each
 //! with its swap ticket, handing back what they built), `lifecycle` (starting jobs and
 //! installing their results between two groups: where the tickets are consumed), `follow` (a
