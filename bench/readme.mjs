@@ -32,6 +32,7 @@ const WRITERS = {
   'flat-threshold': 'node bench/flat-threshold.mjs --json',
   membw: 'a memory-bandwidth probe (no script kept)',
   'segments-mixed': 'node bench/segments.mjs --phase mixed',
+  'single-writes': 'node bench/single-writes.mjs >> bench-results/single-writes/<rev>.jsonl',
   'segments-open': 'node bench/segments.mjs --phase open',
   'snapshot-load': 'node bench/snapshot-load.mjs',
   'page-open': 'node bench/page-open.mjs [--runs 10] [--repeat]',

@@ -64,6 +64,41 @@ describe('durable collections (native)', () => {
     await again.close();
   });
 
+  it('commits a write awaited alone on the calling thread; the writes of one turn still form groups', async () => {
+    const dir = fresh();
+    const col = await native.Collection.open(dir, { dim: 8, durability: 'normal' });
+    const v = randomVectors(400, 8, 5);
+    const row = (i: number) => v.subarray(i * 8, (i + 1) * 8);
+    const c0 = col.stats().commits ?? 0;
+    for (let i = 0; i < 20; i++) await col.add(i, row(i));
+    expect(col.size).toBe(20);
+    await expectCode(col.add([30, 3], v.subarray(0, 16)), 'HV_DUPLICATE_ID');
+    await col.upsert(3, row(33));
+    expect(await col.delete([4, 999])).toBe(1);
+    expect(col.size).toBe(19);
+    expect(col.get(3)?.vector).toEqual(Float32Array.from(row(33)));
+    // one commit per awaited write (the failed one commits nothing)
+    expect((col.stats().commits ?? 0) - c0).toBe(22);
+    // 200 writes made in one turn: at most the first is committed at once, the rest are queued
+    // and group-committed
+    const c1 = col.stats().commits ?? 0;
+    const burst = Array.from({ length: 200 }, (_, i) => col.add(100 + i, row(100 + i)));
+    await Promise.all(burst);
+    expect(col.size).toBe(219);
+    expect((col.stats().commits ?? 0) - c1).toBeLessThan(200);
+    // writes of one turn apply, and answer, in call order across both paths
+    const order: number[] = [];
+    await Promise.all([col.add(500, row(1)).then(() => order.push(0)), col.upsert(500, row(2)).then(() => order.push(1)), col.upsert(500, row(3)).then(() => order.push(2))]);
+    expect(order).toEqual([0, 1, 2]);
+    expect(col.get(500)?.vector).toEqual(Float32Array.from(row(3)));
+    expect(await col.delete([500])).toBe(1);
+    await col.close();
+    const again = await native.Collection.open(dir);
+    expect(again.size).toBe(219);
+    expect(again.get(3)?.vector).toEqual(Float32Array.from(row(33)));
+    await again.close();
+  });
+
   it('one writer per directory; read-only views; options must match', async () => {
     const dir = fresh();
     const col = await native.Collection.open(dir, { dim: 3, durability: 'normal' });

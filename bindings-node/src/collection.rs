@@ -484,6 +484,54 @@ impl CoreCollection {
             return Err(to_napi(Error::ReadOnly));
         }
         let req = build_request(&kind, ids, vectors, metadata, filter).map_err(to_napi)?;
+        self.queue_ticket(&d, req)
+    }
+
+    /// As `submitTicket`, but when the committer is idle the write is committed on this thread
+    /// at once (`DurableCollection::submit_now`: no thread hop either way; the call then returns
+    /// once the write is durable). Returns −n (n ≥ 0: the records written or deleted) when it was
+    /// committed now, or its ticket (≥ 1) when it was queued instead. Throws as `submitTicket`,
+    /// and with the write's own error (its validation codes, `HV_IO` of a failed commit) when
+    /// it was committed now.
+    #[napi(catch_unwind)]
+    pub fn submit_now(
+        &self,
+        kind: String,
+        ids: JsIds,
+        vectors: Option<Float32Array>,
+        metadata: Option<Vec<Option<String>>>,
+        filter: Option<String>,
+    ) -> napi::Result<i64> {
+        let Some(d) = self.durable.clone() else {
+            return Err(to_napi(Error::invalid_argument(
+                "submitNow needs a collection opened from a directory",
+            )));
+        };
+        if self.closed.load(Ordering::Acquire) {
+            return Err(to_napi(Error::Closed));
+        }
+        if d.read_only() {
+            return Err(to_napi(Error::ReadOnly));
+        }
+        let req = build_request(&kind, ids, vectors, metadata, filter).map_err(to_napi)?;
+        match d.submit_now(req) {
+            Ok(Ok(n)) => {
+                if let Ok(g) = self.inner.read() {
+                    if let Some(c) = g.as_ref() {
+                        self.size.store(c.len(), Ordering::Release);
+                    }
+                }
+                Ok(-(n as i64))
+            }
+            Ok(Err(e)) => Err(to_napi(e)),
+            Err(req) => self.queue_ticket(&d, req).map(i64::from),
+        }
+    }
+}
+
+impl CoreCollection {
+    /// Queues `req` with a new ticket (see `submitTicket`).
+    fn queue_ticket(&self, d: &DurableCollection, req: WriteRequest) -> napi::Result<u32> {
         let ticket = self.next_ticket.fetch_add(1, Ordering::Relaxed);
         let (buf, s, size) = (self.settled.clone(), self.inner.clone(), self.size.clone());
         let caller = std::thread::current().id();
@@ -520,7 +568,10 @@ impl CoreCollection {
             None => Ok(ticket),
         }
     }
+}
 
+#[napi]
+impl CoreCollection {
     /// True for a collection opened from a directory.
     #[napi(getter)]
     pub fn durable(&self) -> bool {

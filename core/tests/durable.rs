@@ -215,3 +215,76 @@ fn bad_files_and_options_give_stable_codes() {
     assert_eq!(e.code(), ErrorCode::Io);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Writes committed on the caller's thread (`submit_now`) answer as `submit` does, keep the
+/// call order with queued writes, are durable, and give the request back when it cannot be
+/// committed now (read-only answers at once; after close the request comes back and `submit`
+/// answers `HV_CLOSED`).
+#[test]
+fn submit_now_commits_on_the_callers_thread_in_call_order() {
+    let dir = tmp("now");
+    let now = |d: &DurableCollection, req| match d.submit_now(req) {
+        Ok(r) => r,
+        Err(req) => write(d, req), // the committer was busy: queued instead
+    };
+    {
+        let d = open(&dir);
+        assert_eq!(now(&d, put(WriteKind::Add, &[1, 2], 0.0)).unwrap(), 2);
+        let e = now(&d, put(WriteKind::Add, &[3, 1], 0.0)).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::DuplicateId);
+        // queued writes, then one submitted now: it is applied after them, whichever thread
+        // commits it
+        let (tx, rx) = channel();
+        for base in [20.0, 30.0] {
+            let tx = tx.clone();
+            d.submit(
+                put(WriteKind::Upsert, &[2], base),
+                Box::new(move |r| tx.send(r).unwrap()),
+            );
+        }
+        assert_eq!(now(&d, put(WriteKind::Upsert, &[2], 40.0)).unwrap(), 1);
+        assert_eq!(rx.recv().unwrap().unwrap(), 1);
+        assert_eq!(rx.recv().unwrap().unwrap(), 1);
+        let del = WriteRequest::Delete {
+            ids: vec![VectorId::Int(1), VectorId::Int(7)],
+        };
+        assert_eq!(now(&d, del).unwrap(), 1);
+        // most of these are committed on this thread, each with its own transaction
+        let before = d.commits();
+        let mut inline = 0;
+        for i in 10..60 {
+            let r = match d.submit_now(put(WriteKind::Add, &[i], 0.0)) {
+                Ok(r) => {
+                    inline += 1;
+                    r
+                }
+                Err(req) => write(&d, req),
+            };
+            assert_eq!(r.unwrap(), 1);
+        }
+        assert_eq!(d.commits() - before, 50);
+        assert!(inline > 0, "no write was committed on the caller's thread");
+        d.close();
+        let back = d.submit_now(put(WriteKind::Add, &[99], 0.0)).unwrap_err();
+        assert_eq!(write(&d, back).unwrap_err().code(), ErrorCode::Closed);
+    }
+    let d = open(&dir);
+    let g = d.shared().read().unwrap();
+    let col = g.as_ref().unwrap();
+    assert_eq!(col.len(), 51);
+    assert!(col.get(&VectorId::Int(1)).unwrap().is_none());
+    let (two, _) = col.get(&VectorId::Int(2)).unwrap().unwrap();
+    assert_eq!(two, &[42.0, 0.0, 1.0]);
+    drop(g);
+    d.close();
+    let s = SqliteStore::open(&dir, None, None, Durability::Full, true).unwrap();
+    let ro = DurableCollection::open(s, true, Some(dir.clone()), Default::default()).unwrap();
+    let e = ro
+        .submit_now(put(WriteKind::Add, &[5], 0.0))
+        .ok()
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::ReadOnly);
+    ro.close();
+    std::fs::remove_dir_all(&dir).unwrap();
+}

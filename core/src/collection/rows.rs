@@ -298,14 +298,15 @@ impl Rows {
         }
     }
 
-    /// Keeps rows `keep` (ascending) and forgets the ids of the others.
+    /// Keeps rows `keep` (ascending) and forgets the ids of the others, unless such an id lives
+    /// on in a newer row (a tombstone left by an upsert under an index).
     pub(super) fn keep(&mut self, keep: &[usize]) {
         let mut remap = vec![u32::MAX; self.ids.len()];
         for (new, &old) in keep.iter().enumerate() {
             remap[old] = new as u32;
         }
         for (old, &new) in remap.iter().enumerate() {
-            if new == u32::MAX {
+            if new == u32::MAX && self.map.get(&self.ids[old]) == Some(&(old as u32)) {
                 self.map.remove(&self.ids[old]);
             }
         }
@@ -343,5 +344,32 @@ impl Rows {
             self.inv_norms.try_reserve(n).map_err(|_| oom("norm"))?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Rows;
+    use crate::types::{Metric, VectorId};
+
+    /// Dropping the tombstone an upsert left (under an interim index) keeps the id's live row:
+    /// a delete of that id once swap-removed a row whose id had left the map and panicked.
+    #[test]
+    fn keep_forgets_only_the_ids_of_dropped_rows() {
+        let mut rows = Rows::new(2, Metric::L2);
+        let (a, b) = (VectorId::Int(1), VectorId::Int(2));
+        rows.push(a.clone(), &[1.0, 0.0], 1.0, None);
+        rows.push(b.clone(), &[0.0, 1.0], 1.0, None);
+        // the upsert of `a`: row 0 becomes a tombstone, row 2 the live record
+        rows.push_at(a.clone(), &[2.0, 0.0], 1.0, None, 0);
+        rows.keep(&[1, 2]);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows.live(), 2);
+        assert_eq!(rows.row_of(&b), Some(0));
+        assert_eq!(rows.row_of(&a), Some(1));
+        assert_eq!(rows.vector(1), &[2.0, 0.0]);
+        // a dropped row whose id has no newer row leaves the map
+        rows.keep(&[1]);
+        assert_eq!((rows.row_of(&a), rows.row_of(&b)), (Some(0), None));
     }
 }

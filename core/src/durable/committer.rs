@@ -4,15 +4,17 @@
 //! (`lifecycle.rs`: start the job [`super::policy::next_job`] names, swap finished ones in).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use super::channel::{
-    write_lock, GroupHook, Msg, Reply, SharedCollection, WriteRequest, MAX_GROUP,
+    write_lock, GroupHook, Msg, Outbox, Reply, SharedCollection, WriteRequest, MAX_GROUP,
 };
 use super::files::SegmentDir;
 use super::load::{load, LoadMode};
 use super::manifest::{apply, group_mutations, Applied};
+use super::pace::commit_time_ewma;
 use super::policy::{write_waits, SegmentConfig};
 use crate::error::Error;
 use crate::store::{Mutation, Reclaim, RecordStore};
@@ -23,7 +25,7 @@ const RECLAIM_AFTER_DELETES: usize = 1024;
 
 /// Whether a group commit holds back the writes past the mutable segment's bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Bound {
+pub(super) enum Bound {
     /// Hold them, in call order, until a seal makes room (a seal runs or can start).
     Hold,
     /// Commit everything (closing, or no seal can make room).
@@ -37,7 +39,7 @@ pub(crate) struct Links {
     pub(crate) commits: Arc<AtomicU64>,
     pub(crate) cancel: Arc<AtomicBool>,
     /// The committer's own channel (finished builds are sent to it).
-    pub(crate) tx: Sender<Msg>,
+    pub(crate) outbox: Outbox,
 }
 
 /// The group-commit loop and its state.
@@ -58,6 +60,9 @@ pub(crate) struct Committer<S: RecordStore> {
     pub(super) held: Vec<(WriteRequest, Reply)>,
     /// Records deleted from the store since its free pages were last given back.
     pub(super) deleted_since_reclaim: usize,
+    /// Moving average of a store commit's time (ns): whether a write may be committed on the
+    /// caller's thread ([`super::pace::commits_inline`]).
+    pub(super) commit_ns: u64,
 }
 
 impl<S: RecordStore> Committer<S> {
@@ -81,56 +86,83 @@ impl<S: RecordStore> Committer<S> {
             closing: false,
             held: Vec::new(),
             deleted_since_reclaim: 0,
+            commit_ns: 0,
         }
     }
 
-    /// The loop: until [`Msg::Close`] and the running job reported, or the channel closes.
-    pub(crate) fn run(&mut self, rx: Receiver<Msg>) {
+    /// The loop: until [`Msg::Close`] and the running job reported, or the channel closes. The
+    /// committer's state sits behind `cell`'s lock, which a write committed on the caller's
+    /// thread takes too (`inline.rs`); each round holds it, and the committer (with the store
+    /// and the writer's lock) is dropped when the loop ends.
+    pub(crate) fn run(cell: &Mutex<Option<Self>>, rx: Receiver<Msg>) {
+        let lock = || cell.lock().unwrap_or_else(|p| p.into_inner());
         // a seal or an interim index may be due right after open
-        self.maybe_start_job();
-        while let Ok(first) = rx.recv() {
-            // writes held back by the bound go first, in their call order
-            let mut writes = std::mem::take(&mut self.held);
-            let mut next = Some(first);
-            while let Some(m) = next.take() {
-                match m {
-                    Msg::Write(req, reply) => writes.push((req, reply)),
-                    Msg::Seal(r) => self.want_seal.push(r),
-                    Msg::Compact(r) => self.want_compact.push(r),
-                    Msg::Built(b) => {
-                        // writes queued before the build finished go first (as far as the bound
-                        // lets them; the rest wait for the seal started after this install)
-                        self.commit_bounded(&mut writes);
-                        self.install(*b);
-                        self.commit_bounded(&mut writes);
-                    }
-                    Msg::Close => self.closing = true,
-                }
-                if writes.len() < MAX_GROUP {
-                    next = rx.try_recv().ok();
-                }
-            }
-            self.commit_bounded(&mut writes);
-            self.held = writes;
-            if self.closing {
-                if self.running.is_some() {
-                    self.after_group();
-                    continue; // wait for the cancelled build to report
-                }
-                for r in self.want_seal.drain(..).chain(self.want_compact.drain(..)) {
-                    r(Err(Error::Closed));
-                }
-                self.after_group();
-                return;
-            }
-            self.maybe_start_job();
-            self.after_group();
+        if let Some(c) = lock().as_mut() {
+            c.maybe_start_job();
         }
+        while let Ok(first) = rx.recv() {
+            let mut g = lock();
+            let Some(c) = g.as_mut() else { break };
+            let (handled, more) = c.round(first, &rx);
+            c.links.outbox.handled(handled);
+            if !more {
+                break;
+            }
+        }
+        let mut g = lock();
+        if let Some(c) = g.as_ref() {
+            c.after_group();
+        }
+        g.take();
+    }
+
+    /// One round: `first` and every message waiting after it (up to [`MAX_GROUP`] writes) as one
+    /// group. Returns the messages handled and whether the loop goes on.
+    fn round(&mut self, first: Msg, rx: &Receiver<Msg>) -> (usize, bool) {
+        let mut handled = 0;
+        // writes held back by the bound go first, in their call order
+        let mut writes = std::mem::take(&mut self.held);
+        let mut next = Some(first);
+        while let Some(m) = next.take() {
+            handled += 1;
+            match m {
+                Msg::Write(req, reply) => writes.push((req, reply)),
+                Msg::Seal(r) => self.want_seal.push(r),
+                Msg::Compact(r) => self.want_compact.push(r),
+                Msg::Built(b) => {
+                    // writes queued before the build finished go first (as far as the bound
+                    // lets them; the rest wait for the seal started after this install)
+                    self.commit_bounded(&mut writes);
+                    self.install(*b);
+                    self.commit_bounded(&mut writes);
+                }
+                Msg::Tick => {}
+                Msg::Close => self.closing = true,
+            }
+            if writes.len() < MAX_GROUP {
+                next = rx.try_recv().ok();
+            }
+        }
+        self.commit_bounded(&mut writes);
+        self.held = writes;
+        if self.closing {
+            if self.running.is_some() {
+                self.after_group();
+                return (handled, true); // wait for the cancelled build to report
+            }
+            for r in self.want_seal.drain(..).chain(self.want_compact.drain(..)) {
+                r(Err(Error::Closed));
+            }
+            self.after_group();
+            return (handled, false);
+        }
+        self.maybe_start_job();
         self.after_group();
+        (handled, true)
     }
 
     /// Tells the binding that a group of replies was made (it may deliver them in one go).
-    fn after_group(&self) {
+    pub(super) fn after_group(&self) {
         if let Ok(h) = self.links.hook.lock() {
             if let Some(h) = h.as_ref() {
                 h();
@@ -165,7 +197,7 @@ impl<S: RecordStore> Committer<S> {
     /// Applies a group of writes in memory, commits it in one transaction, answers. With
     /// [`Bound::Hold`], the writes from the first one that would take the mutable segment past its bound
     /// stay in `msgs`, in order (backpressure).
-    fn commit_group(&mut self, msgs: &mut Vec<(WriteRequest, Reply)>, bound: Bound) {
+    pub(super) fn commit_group(&mut self, msgs: &mut Vec<(WriteRequest, Reply)>, bound: Bound) {
         let hold = bound == Bound::Hold;
         if msgs.is_empty() {
             return;
@@ -208,7 +240,10 @@ impl<S: RecordStore> Committer<S> {
             return;
         }
         let muts = group_mutations(done.iter().map(|(a, _, _)| a));
+        let t0 = Instant::now();
         let result = self.store.commit(&muts);
+        let took = u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.commit_ns = commit_time_ewma(self.commit_ns, took);
         let deleted = muts
             .iter()
             .filter(|m| matches!(m, Mutation::Delete { .. }))

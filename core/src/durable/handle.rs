@@ -4,15 +4,16 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{channel, Sender};
+use std::sync::mpsc::channel;
 use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::channel::{fail_closed, GroupHook, Msg, Reply, SharedCollection, WriteRequest};
+use super::channel::{fail_closed, GroupHook, Msg, Outbox, Reply, SharedCollection, WriteRequest};
 use super::committer::{Committer, Links};
 use super::files::SegmentDir;
 use super::follow::{FollowStats, Follower, Poller, SharedFollower};
+use super::inline::{Cell, Inline};
 use super::load::{load, LoadMode};
 use super::policy::SegmentConfig;
 use crate::error::{Error, Result};
@@ -23,7 +24,9 @@ use crate::store::RecordStore;
 pub struct DurableCollection {
     shared: SharedCollection,
     hook: Arc<Mutex<Option<GroupHook>>>,
-    tx: Mutex<Option<Sender<Msg>>>,
+    tx: Mutex<Option<Outbox>>,
+    /// The committer's state, for writes committed on the caller's thread (`None`: read-only).
+    inline: Option<Arc<dyn Inline>>,
     worker: Mutex<Option<JoinHandle<()>>>,
     read_only: bool,
     commits: Arc<AtomicU64>,
@@ -83,7 +86,7 @@ impl DurableCollection {
         let cancel = Arc::new(AtomicBool::new(false));
         let follow_stats = Arc::new(FollowStats::default());
         let mut follower = None;
-        let (tx, worker) = if read_only {
+        let (tx, worker, inline) = if read_only {
             follower = Some(Arc::new(Mutex::new(Some(Follower {
                 store: Box::new(store),
                 dir,
@@ -92,27 +95,33 @@ impl DurableCollection {
                 shared: shared.clone(),
                 stats: follow_stats.clone(),
             }))));
-            (None, None)
+            (None, None, None)
         } else {
             let (tx, rx) = channel::<Msg>();
+            let outbox = Outbox::new(tx);
             let links = Links {
                 shared: shared.clone(),
                 hook: hook.clone(),
                 commits: commits.clone(),
                 cancel: cancel.clone(),
-                tx: tx.clone(),
+                outbox: outbox.clone(),
             };
-            let mut c = Committer::new(links, store, dir, cfg, next_gen);
+            let cell: Arc<Cell<S>> = Arc::new(Mutex::new(Some(Committer::new(
+                links, store, dir, cfg, next_gen,
+            ))));
+            let run = cell.clone();
             let handle = std::thread::Builder::new()
                 .name("horosvec-commit".into())
-                .spawn(move || c.run(rx))
+                .spawn(move || Committer::run(&run, rx))
                 .map_err(|e| Error::Io(format!("cannot start the commit thread: {e}")))?;
-            (Some(tx), Some(handle))
+            let inline: Arc<dyn Inline> = Arc::new(cell);
+            (Some(outbox), Some(handle), Some(inline))
         };
         Ok(DurableCollection {
             shared,
             hook,
             tx: Mutex::new(tx),
+            inline,
             worker: Mutex::new(worker),
             read_only,
             commits,
@@ -209,7 +218,7 @@ impl DurableCollection {
         let tx = self.tx.lock().ok().and_then(|t| t.clone());
         match tx {
             Some(tx) => {
-                if let Err(std::sync::mpsc::SendError(m)) = tx.send(msg) {
+                if let Err(m) = tx.send(msg) {
                     reply_err(m);
                 }
             }
@@ -233,6 +242,32 @@ impl DurableCollection {
             return reply(Err(Error::ReadOnly));
         }
         self.send(Msg::Write(req, reply), fail_closed);
+    }
+
+    /// Commits `req` on the calling thread when the committer is idle (nothing queued before it,
+    /// no write held back, store commits averaging at most
+    /// [`INLINE_COMMIT_MAX_NS`](super::INLINE_COMMIT_MAX_NS)) and returns its answer, exactly
+    /// what [`DurableCollection::submit`]'s reply would get, once it is durable; the calling
+    /// thread waits for the commit (its sync included). Otherwise gives `req` back untouched,
+    /// to be [`submit`](DurableCollection::submit)ted: call order is kept either way.
+    ///
+    /// # Errors
+    /// In the answer: as [`DurableCollection::submit`].
+    pub fn submit_now(
+        &self,
+        req: WriteRequest,
+    ) -> std::result::Result<Result<usize>, WriteRequest> {
+        if self.read_only {
+            return Ok(Err(Error::ReadOnly));
+        }
+        // after close the committer is gone: `submit` answers HV_CLOSED
+        if self.tx.lock().map(|t| t.is_none()).unwrap_or(true) {
+            return Err(req);
+        }
+        match &self.inline {
+            Some(i) => i.try_now(req),
+            None => Err(req),
+        }
     }
 
     /// Seals the mutable segment now (after the writes queued before this call); `reply` gets

@@ -1,5 +1,6 @@
 //! Background builds: a seal's segment, a compaction's segment, an interim index. Each runs on
-//! a thread of its own (its index build on the rayon pool) with its swap ticket, and hands
+//! a thread of its own (its index build on the rayon pool; an interim index's on the low-priority
+//! pool of `background.rs`) with its swap ticket, and hands
 //! what it built back to the committer; a panic is caught here, once for all three kinds.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -7,6 +8,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use super::background;
 pub(crate) use super::built::{Built, JobKind};
 use super::files::SegmentDir;
 use crate::ann::IndexParams;
@@ -33,8 +35,20 @@ pub(crate) fn spawn(
     std::thread::Builder::new()
         .name(kind.thread_name().into())
         .spawn(move || {
-            let built =
-                catch_unwind(AssertUnwindSafe(|| work(&shop))).unwrap_or(Built::Panicked(kind));
+            // an interim index only speeds searches up: it yields to the foreground; a seal or a
+            // compaction is what writes held by the mutable bound wait for, so it does not
+            let low = kind == JobKind::Interim;
+            if low {
+                background::lower_this_thread();
+            }
+            let built = catch_unwind(AssertUnwindSafe(|| {
+                if low {
+                    background::run(|| work(&shop))
+                } else {
+                    work(&shop)
+                }
+            }))
+            .unwrap_or(Built::Panicked(kind));
             deliver(built);
         })
         .map(|_| ())

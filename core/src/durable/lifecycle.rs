@@ -123,9 +123,9 @@ impl<S: RecordStore> Committer<S> {
         waiters: Vec<Reply>,
         work: impl FnOnce(&Workshop) -> Built + Send + 'static,
     ) {
-        let tx = self.links.tx.clone();
+        let outbox = self.links.outbox.clone();
         let deliver = move |b: Built| {
-            let _ = tx.send(Msg::Built(Box::new(b)));
+            let _ = outbox.send(Msg::Built(Box::new(b)));
         };
         match jobs::spawn(kind, shop, work, deliver) {
             Ok(()) => self.running = Some(waiters),

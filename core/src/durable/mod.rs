@@ -17,6 +17,10 @@
 //!    concurrent writers pay for one sync, not N);
 //! 4. answers every request of the group: success only now, after the sync.
 //!
+//! When the committer is idle, `DurableCollection::submit_now` runs these four steps for one
+//! request on the caller's thread instead (`inline`: no hop to the committer and back; slow
+//! media stay on the committer, `pace`).
+//!
 //! If the commit fails, the collection is reloaded from the store (which holds none of the
 //! group) and every request of the group gets the error: an acknowledged write is always durable
 //! and an unacknowledged group never reaches the store. The store's transaction is atomic, so a
@@ -31,7 +35,9 @@
 //! polls in a background thread. See `follow`.
 //!
 //! The parts (private modules): `handle` (the handle), `channel` (the shared collection, the
-//! replies, and the committer's messages), `request` (the write requests), `committer` (the group-commit loop), `files`
+//! replies, and the committer's messages), `request` (the write requests), `committer` (the group-commit loop),
+//! `inline` (a write committed on the caller's thread), `pace` (commit times and when a write
+//! commits inline), `background` (the low-priority pool of the interim-index builds), `files`
 //! (`SegmentDir`: the segment files of the directory), `jobs` (the background builds, each
 //! with its swap ticket, handing back what they built), `lifecycle` (starting jobs and
 //! installing their results between two groups: where the tickets are consumed), `follow` (a
@@ -63,6 +69,8 @@
 //! it merges; the old files are removed after the manifest commit. Searches hold the read lock
 //! only, so they run during builds and wait only for the short swaps.
 
+#[cfg(feature = "durable")]
+mod background;
 mod built;
 #[cfg(feature = "durable")]
 mod channel;
@@ -75,6 +83,8 @@ mod follow;
 #[cfg(feature = "durable")]
 mod handle;
 #[cfg(feature = "durable")]
+mod inline;
+#[cfg(feature = "durable")]
 mod jobs;
 #[cfg(feature = "durable")]
 mod lifecycle;
@@ -82,6 +92,8 @@ mod lifecycle;
 mod load;
 mod local;
 mod manifest;
+#[cfg(feature = "durable")]
+mod pace;
 mod policy;
 mod request;
 mod restore;
@@ -93,5 +105,7 @@ pub use follow::{FollowStats, BACKOFF};
 #[cfg(feature = "durable")]
 pub use handle::DurableCollection;
 pub use local::{Job as LocalJob, LocalDurable, Swapped as LocalSwap};
+#[cfg(feature = "durable")]
+pub use pace::INLINE_COMMIT_MAX_NS;
 pub use policy::SegmentConfig;
 pub use request::WriteRequest;
