@@ -79,7 +79,14 @@ impl Collection {
     ) -> Result<(AnnIndex, u64)> {
         let view = self.mutable.rows.view(&[]);
         crate::mem::ensure_headroom(
-            || AnnIndex::build_headroom(view.seqs.len(), self.dim(), &params),
+            || {
+                // f16 rows: the build walks a widened f32 copy (see `AnnIndex::build`)
+                let wide = match view.vectors {
+                    crate::rowdata::RowSlice::F16(v) => v.len() * 4,
+                    crate::rowdata::RowSlice::F32(_) => 0,
+                };
+                AnnIndex::build_headroom(view.seqs.len(), self.dim(), &params) + wide
+            },
             "building the index",
         )?;
         let mut ix = AnnIndex::build(&view, params, progress, cancel)?;
