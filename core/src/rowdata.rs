@@ -1,7 +1,7 @@
 //! The precision of stored vector rows: `f32` (the default, stored as supplied) or IEEE-754 half
 //! precision (`f16`, half the bytes; every value rounded to nearest, ties to even, on write).
 //!
-//! One enum over the two arenas ([`RowBuf`], owned) and their borrowed form ([`RowSlice`]), so a
+//! One enum over the two arenas (`RowBuf`, owned) and their borrowed form ([`RowSlice`]), so a
 //! scan, a rerank or a `get` picks its kernel once per call. Queries always stay `f32`; the
 //! `_f16` kernels of [`crate::distance`] widen each stored value exactly, so an `f16` row scores
 //! exactly like the `f32` row of its widened values.

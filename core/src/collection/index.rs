@@ -6,6 +6,9 @@ use std::borrow::Cow;
 use std::sync::atomic::AtomicBool;
 
 use super::{validate, Collection, CONSOLIDATE_RATIO};
+
+/// A record gathered for a snapshot of a segmented collection: id, seq, vector, metadata.
+type OwnedRecord<'a> = (VectorId, u64, Cow<'a, [f32]>, Option<String>);
 use crate::ann::{AnnIndex, IndexParams};
 use crate::error::{Error, Result};
 use crate::filter::{codec, index::MetaIndex};
@@ -220,8 +223,7 @@ impl Collection {
     /// one over the whole).
     fn to_bytes_segmented(&self) -> Result<Vec<u8>> {
         let rows = &self.mutable.rows;
-        let mut recs: Vec<(VectorId, u64, Cow<'_, [f32]>, Option<String>)> =
-            Vec::with_capacity(self.len());
+        let mut recs: Vec<OwnedRecord<'_>> = Vec::with_capacity(self.len());
         for r in self.mutable.live_rows() {
             recs.push((
                 rows.ids[r].clone(),

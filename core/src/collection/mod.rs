@@ -71,6 +71,10 @@ pub struct SearchHit {
     pub metadata: Option<String>,
 }
 
+/// A stored record as [`Collection::get`] returns it: its vector (borrowed for `f32` rows,
+/// widened for `f16` rows) and its metadata JSON.
+pub type StoredRecord<'a> = (Cow<'a, [f32]>, Option<String>);
+
 /// Counters and facts about a collection.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stats {
@@ -265,7 +269,7 @@ impl Collection {
     ///
     /// # Errors
     /// `HV_CORRUPT` when a sealed segment's metadata cannot be read.
-    pub fn get(&self, id: &VectorId) -> Result<Option<(Cow<'_, [f32]>, Option<String>)>> {
+    pub fn get(&self, id: &VectorId) -> Result<Option<StoredRecord<'_>>> {
         Ok(match self.place(id) {
             None => None,
             Some(Place::Mutable(r)) => {
