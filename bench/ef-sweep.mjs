@@ -85,6 +85,7 @@ ${USAGE}
   --engine E       horosvec (default) | hnswlib (hnswlib-node, a dev dependency of the
                    repository; metrics l2, cosine, ip)
   --index vamana   build horosvec's Vamana graph + RaBitQ index (buildIndex) after adding
+                   (vamana-f16: the same over a collection of vectors: 'f16', half-precision rows)
   --R, --L, --alpha, --passes, --bits
                    buildIndex options (defaults ${INDEX_DEFAULTS.R}, ${INDEX_DEFAULTS.L}, ${INDEX_DEFAULTS.alpha}, ${INDEX_DEFAULTS.passes}, ${INDEX_DEFAULTS.bits})
   --M, --efConstruction
@@ -139,7 +140,7 @@ function parseBench(args) {
     seed: intArg(values, 'seed', INDEX_DEFAULTS.seed, 0, 0xffff_ffff),
   };
   if (!ENGINES.includes(opts.engine)) throw new UsageError(`unknown --engine "${opts.engine}" (expected one of ${ENGINES.join(', ')})`);
-  if (opts.index !== null && opts.index !== 'vamana') throw new UsageError(`unknown --index "${opts.index}" (expected vamana)`);
+  if (opts.index !== null && opts.index !== 'vamana' && opts.index !== 'vamana-f16') throw new UsageError(`unknown --index "${opts.index}" (expected vamana or vamana-f16)`);
   if (opts.engine === 'hnswlib') {
     if (opts.index !== null) throw new UsageError('--index applies to --engine horosvec; hnswlib always builds its HNSW graph');
     for (const f of INDEX_FLAGS) if (values[f] !== undefined) throw new UsageError(`--${f} applies to --index vamana, not --engine hnswlib`);

@@ -313,6 +313,15 @@ export interface CreateOptions {
   dim: number;
   /** Distance metric (default `'l2'`). */
   metric?: Metric;
+  /**
+   * How vector rows are stored (default `'f32'`, exactly as supplied). `'f16'`: IEEE-754 half
+   * floats, 2 bytes per value instead of 4, in memory and in snapshots (`toBytes`, format
+   * version 4); each value is rounded to nearest on write, `get()` returns the rounded value
+   * widened to `Float32Array`, and distances are those of the rounded rows (queries stay f32).
+   * A finite value beyond ±65504 is `HV_INVALID_VECTOR`. Any other value is `HV_INVALID_ARGUMENT`.
+   * In-memory collections only: `Collection.open` with `vectors: 'f16'` is `HV_UNSUPPORTED`.
+   */
+  vectors?: 'f32' | 'f16';
 }
 
 /** `I`: the collection's id type (`Collection<M, I>`), which `ids` takes. */
@@ -408,13 +417,15 @@ export interface CollectionStats {
   metric: Metric;
   /** Distance kernel set in use. */
   kernel: string;
+  /** How vector rows are stored (`CreateOptions.vectors`). */
+  vectors: 'f32' | 'f16';
   /**
    * Search code path: `'exact'` (flat scan), or the index's: `'vamana-rabitq<bits>'`,
    * `'vamana-exact'` (l1); `'segmented-vamana-rabitq<bits>'` when sealed segments exist (their
    * indexes, plus the mutable segment's interim index and exact tail).
    */
   mode: string;
-  /** Bytes of the stored vectors (rows × dim × 4, tombstoned rows included; rows of sealed segments are memory-mapped files, not heap). */
+  /** Bytes of the stored vectors (rows × dim × 4, or × 2 under `vectors: 'f16'`, tombstoned rows included; rows of sealed segments are memory-mapped files, not heap). */
   vectorBytes: number;
   /** Bytes per vector the graph walk touches (codes, factors, adjacency); 0 without an index. */
   indexBytesPerVector: number;

@@ -64,7 +64,8 @@ function horosvec(backend) {
   return {
     name: 'horosvec',
     backend,
-    modes: backend === 'native' ? ['exact', 'vamana', 'vamana-rabitq1', 'vamana-rabitq4', 'vamana-exact', 'segmented-vamana-rabitq1'] : ['exact', 'vamana', 'vamana-rabitq1'],
+    // `-f16` modes: the same index over `vectors: 'f16'` rows (half-precision storage and rerank)
+    modes: backend === 'native' ? ['exact', 'vamana', 'vamana-rabitq1', 'vamana-rabitq1-f16', 'vamana-rabitq4', 'vamana-rabitq4-f16', 'vamana-exact', 'segmented-vamana-rabitq1'] : ['exact', 'vamana', 'vamana-rabitq1', 'vamana-rabitq1-f16'],
     async load() {
       hv = backend === 'native' ? await import('horosvec') : await import('horosvec/wasm');
       // `backend`: the one loaded (HOROSVEC_FORCE_WASM=1 makes 'horosvec' the wasm build)
@@ -75,7 +76,9 @@ function horosvec(backend) {
     openMethod: 'Collection.fromBytes: reads and decodes the whole snapshot',
     api: backend === 'native' ? 'searchSync; clients: search (Promise)' : 'searchSync',
     efs: (mode) => mode !== 'exact',
-    async build(data, metric, mode, params, ctx) {
+    async build(data, metric, fullMode, params, ctx) {
+      const f16 = fullMode.endsWith('-f16');
+      const mode = f16 ? fullMode.slice(0, -'-f16'.length) : fullMode;
       // vamana: the code width horosvec picks by dimension (the record carries the resolved mode);
       // vamana-exact: the graph walked with exact distances (l1, which RaBitQ does not serve)
       const bits = { 'vamana-rabitq1': 1, 'vamana-rabitq4': 4, 'segmented-vamana-rabitq1': 1 }[mode];
@@ -91,7 +94,7 @@ function horosvec(backend) {
         }
         await col.seal();
       } else {
-        col = hv.Collection.create({ dim: data.dim, metric });
+        col = hv.Collection.create({ dim: data.dim, metric, ...(f16 ? { vectors: 'f16' } : {}) });
         const chunk = ctx.chunk ?? data.n;
         for (let at = 0; at < data.n; at += chunk) {
           const m = Math.min(chunk, data.n - at);
@@ -117,7 +120,7 @@ function horosvec(backend) {
         params: mode === 'vamana' ? { ...p, bits: 'auto' } : p,
         threads: s.threads,
         kernel: s.kernel,
-        mode: s.mode,
+        mode: f16 ? `${s.mode}-f16` : s.mode,
         // on disk: the segment files and the database (its WAL left out: checkpointed at close);
         // in memory: the rows plus what the walk reads (codes, factors, adjacency)
         bytesPerVector: mode === 'segmented-vamana-rabitq1' ? dirSize(ctx.dir, (f) => !/-(wal|shm)$/.test(f)) / data.n : s.vectorBytes / data.n + s.indexBytesPerVector,

@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex, RwLock};
 use horosvec_core::durable::{DurableCollection, Reply, WriteRequest};
 use horosvec_core::filter::Filter;
 use horosvec_core::store::{Durability, SqliteStore};
-use horosvec_core::{args, Collection, Error, IndexParams, Metric, SearchOptions, WriteKind};
+use horosvec_core::{
+    args, Collection, Error, IndexParams, Metric, Precision, SearchOptions, WriteKind,
+};
 use napi::bindgen_prelude::{
     AsyncTask, Buffer, Float32Array, ToNapiValue, TypeName, Uint32Array, Uint8Array,
 };
@@ -281,10 +283,21 @@ impl CoreCollection {
 
 #[napi]
 impl CoreCollection {
-    /// A new empty collection. `dim`: integer 1..=65536; `metric`: "l2" | "cosine" | "ip" | "l1".
+    /// A new empty collection. `dim`: integer 1..=65536; `metric`: "l2" | "cosine" | "ip" | "l1";
+    /// `vectors`: "f32" (default) | "f16" (row storage, `horosvec_core::Precision`).
     #[napi(factory, catch_unwind)]
-    pub fn create(dim: f64, metric: String) -> napi::Result<CoreCollection> {
-        let c = guard(|| Collection::new(args::dim(dim)?, Metric::parse(&metric)?))?;
+    pub fn create(
+        dim: f64,
+        metric: String,
+        vectors: Option<String>,
+    ) -> napi::Result<CoreCollection> {
+        let c = guard(|| {
+            let precision = match vectors.as_deref() {
+                None => Precision::F32,
+                Some(v) => Precision::parse(v)?,
+            };
+            Collection::with_precision(args::dim(dim)?, Metric::parse(&metric)?, precision)
+        })?;
         Ok(CoreCollection::from_parts(
             Arc::new(RwLock::new(Some(c))),
             0,
@@ -658,6 +671,7 @@ impl CoreCollection {
                     dim: s.dim as u32,
                     metric: s.metric.as_str().into(),
                     kernel: s.kernel.into(),
+                    vectors: s.vectors.name().into(),
                     mode: s.mode,
                     vector_bytes: s.vector_bytes as f64,
                     index_bytes_per_vector: s.index_bytes_per_vector,

@@ -130,6 +130,8 @@ pub struct RawStats {
     pub metric: String,
     /// Name of the distance kernel set in use (e.g. `"avx2-fma-f16c"`).
     pub kernel: String,
+    /// How vector rows are stored: `"f32"` or `"f16"`.
+    pub vectors: String,
     /// The search code path: `"exact"`, the index's (e.g. `"vamana-rabitq4"`) or
     /// `"segmented-<mode>"` (see `horosvec_core::Stats::mode`).
     pub mode: String,

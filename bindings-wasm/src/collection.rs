@@ -10,7 +10,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use horosvec_core::{args, mem, Collection, Error, IndexParams, Metric, WriteKind};
+use horosvec_core::{args, mem, Collection, Error, IndexParams, Metric, Precision, WriteKind};
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
@@ -60,8 +60,9 @@ fn index_params(params: &JsValue) -> Result<IndexParams, JsValue> {
 
 #[wasm_bindgen]
 impl CoreCollection {
-    /// A new empty collection. `dim`: integer 1..=65536; `metric`: "l2" | "cosine" | "ip" | "l1".
-    pub fn create(dim: f64, metric: JsValue) -> Result<CoreCollection, JsValue> {
+    /// A new empty collection. `dim`: integer 1..=65536; `metric`: "l2" | "cosine" | "ip" | "l1";
+    /// `vectors`: "f32" (default, also for undefined) | "f16" (`horosvec_core::Precision`).
+    pub fn create(dim: f64, metric: JsValue, vectors: JsValue) -> Result<CoreCollection, JsValue> {
         let mut budget = Budget::write("Collection.create");
         budget
             .need(std::mem::size_of::<CoreCollection>())
@@ -70,8 +71,12 @@ impl CoreCollection {
         let metric = text_in(&metric, &mut budget)?
             .ok_or_else(|| err(Error::invalid_argument("metric must be a string")))?;
         let metric = Metric::parse(&metric).map_err(err)?;
+        let precision = match text_in(&vectors, &mut budget)? {
+            None => Precision::F32,
+            Some(v) => Precision::parse(&v).map_err(err)?,
+        };
         Ok(CoreCollection {
-            inner: Some(Collection::new(dim, metric).map_err(err)?),
+            inner: Some(Collection::with_precision(dim, metric, precision).map_err(err)?),
         })
     }
 

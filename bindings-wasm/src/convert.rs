@@ -230,6 +230,7 @@ pub fn stats_out(s: &horosvec_core::Stats) -> JsValue {
     set(&o, "dim", &(s.dim as f64).into());
     set(&o, "metric", &s.metric.as_str().into());
     set(&o, "kernel", &s.kernel.into());
+    set(&o, "vectors", &s.vectors.name().into());
     set(&o, "mode", &s.mode.as_str().into());
     set(&o, "vectorBytes", &(s.vector_bytes as f64).into());
     set(&o, "indexBytesPerVector", &s.index_bytes_per_vector.into());

@@ -111,7 +111,7 @@ pub(crate) fn get(col: &Collection, id: &JsValue) -> Result<JsValue, JsValue> {
     Ok(col
         .get(&id)
         .map_err(err)?
-        .map(|(v, m)| record_out(v, m.as_deref()))
+        .map(|(v, m)| record_out(&v, m.as_deref()))
         .unwrap_or(JsValue::UNDEFINED))
 }
 

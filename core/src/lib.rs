@@ -32,6 +32,7 @@ mod metadata;
 pub mod quant;
 pub(crate) mod region;
 mod rng;
+pub mod rowdata;
 pub mod segment;
 pub(crate) mod snapshot;
 pub mod store;
@@ -46,6 +47,7 @@ pub use collection::{
 pub use distance::{kernels, Kernels};
 pub use error::{Error, ErrorCode, Result};
 pub use filter::Filter;
+pub use rowdata::Precision;
 pub use types::{Metric, VectorId, MAX_SAFE_INTEGER};
 pub use vector::MIN_COSINE_NORM;
 

@@ -162,7 +162,7 @@ fn failed_batches_change_nothing() {
         .unwrap_err();
     assert_eq!(e.code().as_str(), "HV_INVALID_ARGUMENT");
     assert_eq!(
-        col.get(&"keep".into()).unwrap().unwrap().0,
+        &*col.get(&"keep".into()).unwrap().unwrap().0,
         &[1.0, 2.0, 3.0]
     );
 }

@@ -66,7 +66,7 @@ fn writes_survive_reopen_with_sequences_and_metadata() {
     assert_eq!(c.len(), 2);
     assert!(!c.contains(&VectorId::Int(4)));
     let (v, m) = c.get(&VectorId::Int(2)).unwrap().unwrap();
-    assert_eq!(v, &[12.0, 0.0, 1.0]);
+    assert_eq!(&*v, &[12.0, 0.0, 1.0]);
     assert_eq!(m.as_deref(), Some("{\"i\":2}"));
     // the upserted record keeps its original sequence (tie-break rank)
     assert!(c.seq_of(&VectorId::Int(1)).unwrap() < c.seq_of(&VectorId::Int(2)).unwrap());

@@ -532,7 +532,7 @@ fn a_cold_segment_searches_the_same_before_and_after_its_warm_up() {
     let view = FlatView {
         dim: DIM,
         metric: Metric::L2,
-        vectors: &vectors,
+        vectors: horosvec_core::rowdata::RowSlice::F32(&vectors),
         inv_norms: &[],
         seqs: &seqs,
         deleted: &[],

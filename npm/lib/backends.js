@@ -210,7 +210,7 @@ function nativeBackend(raw) {
     version: raw.version(),
     threads: () => raw.threads(),
     assertCanOpen() {},
-    create: (dim, metric) => wrap(raw.CoreCollection.create(dim, metric)),
+    create: (dim, metric, vectors) => wrap(raw.CoreCollection.create(dim, metric, vectors)),
     fromBytes: async (bytes) => wrap(await raw.CoreCollection.fromBytesAsync(bytes)),
     open: async (path, dim, metric, durability, readOnly, limits, refreshIntervalMs) =>
       wrap(await raw.CoreCollection.openAsync(path, dim, metric, durability, readOnly, limits, refreshIntervalMs)),
@@ -495,7 +495,7 @@ function wasmBackend(raw, message = browserMessage) {
     assertCanOpen() {
       throw unsupported();
     },
-    create: (dim, metric) => new WasmHandle(guardTrap('Collection.create', () => raw.CoreCollection.create(dim, metric))),
+    create: (dim, metric, vectors) => new WasmHandle(guardTrap('Collection.create', () => raw.CoreCollection.create(dim, metric, vectors))),
     fromBytes: async (bytes) => new WasmHandle(guardTrap('Collection.fromBytes', () => raw.CoreCollection.fromBytes(bytes))),
     open: async () => {
       throw unsupported();

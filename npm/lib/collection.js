@@ -63,16 +63,17 @@ export function makeApi(raw, info = {}) {
     }
 
     static create(options) {
-      const [dim, metric] = readInput(() => {
+      const [dim, metric, vectors] = readInput(() => {
         if (options === null || typeof options !== 'object') {
           throw inputError('HV_INVALID_ARGUMENT', 'Collection.create needs an options object such as { dim: 384, metric: "cosine" }');
         }
-        const { dim, metric = 'l2' } = options;
+        const { dim, metric = 'l2', vectors = 'f32' } = options;
         if (typeof dim !== 'number') throw inputError('HV_INVALID_ARGUMENT', `dim must be a positive integer, got ${typeof dim}`);
         if (typeof metric !== 'string') throw inputError('HV_INVALID_ARGUMENT', `metric must be a string, got ${typeof metric}`);
-        return [dim, metric];
+        if (typeof vectors !== 'string') throw inputError('HV_INVALID_ARGUMENT', `vectors must be "f32" or "f16", got ${typeof vectors}`);
+        return [dim, metric, vectors];
       });
-      return guard(() => new Collection(backend.create(dim, metric), CREATE));
+      return guard(() => new Collection(backend.create(dim, metric, vectors), CREATE));
     }
 
     static async fromBytes(bytes) {
@@ -141,7 +142,12 @@ export function makeApi(raw, info = {}) {
       if (typeof path !== 'string' || path === '') throw hvError('HV_INVALID_ARGUMENT', opfs ? 'name must be a non-empty string' : 'path must be a non-empty string (a directory)');
       const { dim, metric, durability, readOnly, limits, refreshIntervalMs } = readInput(() => {
         if (options === null || typeof options !== 'object') throw inputError('HV_INVALID_ARGUMENT', 'open options must be an object');
-        const known = ['dim', 'metric', 'durability', 'readOnly', 'maxMutableRecords', 'maxSealedSegments', 'maxTombstoneRatio', 'verify', 'refreshIntervalMs', 'storage'];
+        const known = ['dim', 'metric', 'durability', 'readOnly', 'maxMutableRecords', 'maxSealedSegments', 'maxTombstoneRatio', 'verify', 'refreshIntervalMs', 'storage', 'vectors'];
+        if (options.vectors !== undefined && options.vectors !== 'f32') {
+          throw inputError(options.vectors === 'f16' ? 'HV_UNSUPPORTED' : 'HV_INVALID_ARGUMENT', options.vectors === 'f16'
+            ? 'vectors: "f16" is supported by in-memory collections (Collection.create, Collection.fromBytes) only; durable collections store f32 rows'
+            : `vectors must be "f32" or "f16", got ${JSON.stringify(String(options.vectors))}`);
+        }
         if (options.storage !== undefined && options.storage !== 'disk' && options.storage !== 'opfs') {
           throw inputError('HV_INVALID_ARGUMENT', `storage must be "disk" or "opfs", got ${JSON.stringify(String(options.storage))}`);
         }

@@ -41,6 +41,7 @@ use crate::error::{Error, Result};
 use crate::flat::FlatView;
 use crate::graph::{FlatNodes, Graph, SearchScratch};
 use crate::quant::{PreparedQuery, RabitqIndex};
+use crate::rowdata::RowSlice;
 use crate::types::Metric;
 
 /// The RaBitQ codes of every row of `view` (none under L1), seeded from the build seed.
@@ -50,7 +51,8 @@ fn encode_codes(view: &FlatView<'_>, params: &IndexParams) -> Result<Option<Rabi
     }
     let n = view.seqs.len();
     let qp = code_params(params);
-    RabitqIndex::encode_all(&view.vectors[..n * view.dim], view.dim, view.metric, qp).map(Some)
+    let rows = view.vectors.range(0, n * view.dim).to_f32();
+    RabitqIndex::encode_all(&rows, view.dim, view.metric, qp).map(Some)
 }
 
 /// Per-thread search state, reused across queries (no allocation in the walk once warm).
@@ -75,7 +77,7 @@ pub struct AnnIndex {
 }
 
 fn nodes<'a>(view: &FlatView<'a>) -> FlatNodes<'a> {
-    let n = FlatNodes::new(view.vectors, view.dim, view.metric);
+    let n = FlatNodes::from_rows(view.vectors, view.dim, view.metric);
     if view.metric == Metric::Cosine {
         n.with_inv_norms(view.inv_norms)
     } else {
@@ -99,8 +101,23 @@ impl AnnIndex {
         let params = params.resolved(view.dim);
         let n = view.seqs.len();
         let codes = encode_codes(view, &params)?;
-        let graph = Graph::build_with(&nodes(view), &params.vamana(), progress, cancel)
-            .map_err(build_error)?;
+        // half-precision rows: the build walks a widened copy (exact values, f32 kernels),
+        // dropped when the graph is done
+        let wide = match view.vectors {
+            RowSlice::F32(_) => None,
+            RowSlice::F16(_) => Some(view.vectors.to_f32().into_owned()),
+        };
+        let wide_view = wide.as_deref().map(|w| FlatView {
+            vectors: RowSlice::F32(w),
+            ..*view
+        });
+        let graph = Graph::build_with(
+            &nodes(wide_view.as_ref().unwrap_or(view)),
+            &params.vamana(),
+            progress,
+            cancel,
+        )
+        .map_err(build_error)?;
         Ok(AnnIndex::assemble(params, graph, codes, n))
     }
 
@@ -269,7 +286,7 @@ impl AnnIndex {
         }
         if let Some(codes) = &mut self.codes {
             for i in from..n {
-                codes.push(&view.vectors[i * view.dim..(i + 1) * view.dim])?;
+                codes.push(&view.vectors.row(i, view.dim).to_f32())?;
             }
         }
         let ids: Vec<u32> = (from as u32..n as u32).collect();

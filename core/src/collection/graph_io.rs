@@ -128,7 +128,7 @@ impl Collection {
             Some(e) => order[e as usize],
             None => {
                 let view = self.mutable.rows.view(&[]);
-                let nodes = FlatNodes::new(view.vectors, view.dim, view.metric);
+                let nodes = FlatNodes::from_rows(view.vectors, view.dim, view.metric);
                 let nodes = if super::validate::keeps_norms(view.metric) {
                     nodes.with_inv_norms(view.inv_norms)
                 } else {

@@ -2,9 +2,13 @@
 //! from loaded parts (a snapshot, an import), consolidation of tombstones; and the snapshot of a
 //! collection (`crate::snapshot` is the codec; the collection installs what it decodes).
 
+use std::borrow::Cow;
 use std::sync::atomic::AtomicBool;
 
 use super::{validate, Collection, CONSOLIDATE_RATIO};
+
+/// A record gathered for a snapshot of a segmented collection: id, seq, vector, metadata.
+type OwnedRecord<'a> = (VectorId, u64, Cow<'a, [f32]>, Option<String>);
 use crate::ann::{AnnIndex, IndexParams};
 use crate::error::{Error, Result};
 use crate::filter::{codec, index::MetaIndex};
@@ -78,7 +82,14 @@ impl Collection {
     ) -> Result<(AnnIndex, u64)> {
         let view = self.mutable.rows.view(&[]);
         crate::mem::ensure_headroom(
-            || AnnIndex::build_headroom(view.seqs.len(), self.dim(), &params),
+            || {
+                // f16 rows: the build walks a widened f32 copy (see `AnnIndex::build`)
+                let wide = match view.vectors {
+                    crate::rowdata::RowSlice::F16(v) => v.len() * 4,
+                    crate::rowdata::RowSlice::F32(_) => 0,
+                };
+                AnnIndex::build_headroom(view.seqs.len(), self.dim(), &params) + wide
+            },
             "building the index",
         )?;
         let mut ix = AnnIndex::build(&view, params, progress, cancel)?;
@@ -150,7 +161,13 @@ impl Collection {
             )));
         }
         if let Some(c) = &codes {
-            validate::check_codes(c, rows.dim, rows.metric, &rows.vectors, graph.entry_point())?;
+            validate::check_codes(
+                c,
+                rows.dim,
+                rows.metric,
+                &rows.vectors.as_slice().to_f32(),
+                graph.entry_point(),
+            )?;
         }
         self.install_loaded(AnnIndex::from_mapped(self.metric(), params, graph, codes))
     }
@@ -190,7 +207,15 @@ impl Collection {
             graph: ix.graph(),
             codes: ix.codes(),
         });
-        snapshot::write(rows.dim, rows.metric, rows.len(), records, &meta, index)
+        snapshot::write(
+            rows.dim,
+            rows.metric,
+            rows.precision(),
+            rows.len(),
+            records,
+            &meta,
+            index,
+        )
     }
 
     /// The snapshot of a collection with sealed segments: every live record, in insertion order,
@@ -198,7 +223,7 @@ impl Collection {
     /// one over the whole).
     fn to_bytes_segmented(&self) -> Result<Vec<u8>> {
         let rows = &self.mutable.rows;
-        let mut recs: Vec<(VectorId, u64, &[f32], Option<String>)> = Vec::with_capacity(self.len());
+        let mut recs: Vec<OwnedRecord<'_>> = Vec::with_capacity(self.len());
         for r in self.mutable.live_rows() {
             recs.push((
                 rows.ids[r].clone(),
@@ -213,7 +238,7 @@ impl Collection {
                     recs.push((
                         part.seg.id(row)?,
                         part.seg.seq(row),
-                        part.seg.vector(row),
+                        Cow::Borrowed(part.seg.vector(row)),
                         part.seg.metadata(row)?,
                     ));
                 }
@@ -223,8 +248,16 @@ impl Collection {
         let meta = codec::to_vec(&MetaIndex::build(recs.iter().map(|r| r.3.as_deref())));
         let records = recs
             .iter()
-            .map(|(id, seq, v, m)| (id, *seq, *v, m.as_deref()));
-        snapshot::write(rows.dim, rows.metric, recs.len(), records, &meta, None)
+            .map(|(id, seq, v, m)| (id, *seq, Cow::Borrowed(&**v), m.as_deref()));
+        snapshot::write(
+            rows.dim,
+            rows.metric,
+            rows.precision(),
+            recs.len(),
+            records,
+            &meta,
+            None,
+        )
     }
 
     /// Loads a snapshot made by [`Collection::to_bytes`] (on either backend): the codec decodes
@@ -238,7 +271,7 @@ impl Collection {
     pub fn from_bytes(bytes: &[u8]) -> Result<Collection> {
         let mut dec = snapshot::Decoder::new(bytes)?;
         let (dim, metric) = dec.shape();
-        let mut col = Collection::new(dim, metric)
+        let mut col = Collection::with_precision(dim, metric, dec.precision())
             .map_err(|e| Error::Corrupt(format!("snapshot header: {e}")))?;
         if dec.has_meta_index() {
             col.mutable.rows.defer_meta_index();

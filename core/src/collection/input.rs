@@ -55,7 +55,7 @@ impl SealInput {
         for &r in rows {
             input.ids.push(from.ids[r].clone());
             input.seqs.push(from.seqs[r]);
-            input.vectors.extend_from_slice(from.vector(r));
+            input.vectors.extend_from_slice(&from.vector(r));
             if let Some(&inv) = from.inv_norms.get(r) {
                 input.inv_norms.push(inv);
             }
@@ -101,7 +101,7 @@ impl SealInput {
         let view = super::rows::flat_view(
             self.dim,
             self.metric,
-            &self.vectors,
+            crate::rowdata::RowSlice::F32(&self.vectors),
             &self.inv_norms,
             &self.seqs,
             &[],

@@ -32,10 +32,12 @@ pub(crate) use swap::{CompactionTicket, InterimTicket, SealInput, SealTicket, Sw
 pub use validate::CODE_SAMPLE;
 pub use write::{PreparedWrite, WriteKind};
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::distance::Kernels;
 use crate::error::{Error, Result};
+use crate::rowdata::Precision;
 use crate::segment::Segment;
 use crate::types::{Metric, VectorId};
 use mutable::Mutable;
@@ -69,6 +71,10 @@ pub struct SearchHit {
     pub metadata: Option<String>,
 }
 
+/// A stored record as [`Collection::get`] returns it: its vector (borrowed for `f32` rows,
+/// widened for `f16` rows) and its metadata JSON.
+pub type StoredRecord<'a> = (Cow<'a, [f32]>, Option<String>);
+
 /// Counters and facts about a collection.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stats {
@@ -84,8 +90,10 @@ pub struct Stats {
     /// with sealed segments, `"segmented-<mode>"` where `<mode>` is the first sealed segment's
     /// index mode (e.g. `"segmented-vamana-rabitq4"`).
     pub mode: String,
-    /// Bytes of the stored vectors (rows · dim · 4, tombstoned rows included; the rows of sealed
-    /// segments are memory-mapped, not heap).
+    /// How the vector rows are stored (`f32`, or `f16`: 2 bytes per value).
+    pub vectors: Precision,
+    /// Bytes of the stored vectors (rows · dim · 4, or · 2 for `f16` rows, tombstoned rows
+    /// included; the rows of sealed segments are memory-mapped, not heap).
     pub vector_bytes: usize,
     /// Bytes per vector of what the graph walk touches (codes, factors, adjacency); 0 without an index.
     pub index_bytes_per_vector: f64,
@@ -134,13 +142,23 @@ impl Collection {
     /// # Errors
     /// `HV_INVALID_ARGUMENT` if `dim` is 0 or above [`MAX_DIM`].
     pub fn new(dim: usize, metric: Metric) -> Result<Self> {
+        Collection::with_precision(dim, metric, Precision::F32)
+    }
+
+    /// An empty collection whose rows are stored in `precision` ([`Precision::F16`]: half the
+    /// bytes per value; written values are rounded to nearest and those beyond ±65,504 refused;
+    /// distances are those of the rounded rows).
+    ///
+    /// # Errors
+    /// `HV_INVALID_ARGUMENT` if `dim` is 0 or above [`MAX_DIM`].
+    pub fn with_precision(dim: usize, metric: Metric, precision: Precision) -> Result<Self> {
         if dim == 0 || dim > MAX_DIM {
             return Err(Error::invalid_argument(format!(
                 "dim must be an integer in 1..={MAX_DIM}, got {dim}"
             )));
         }
         Ok(Collection {
-            mutable: Mutable::new(Rows::new(dim, metric)),
+            mutable: Mutable::new(Rows::new(dim, metric, precision)),
             segments: Segments::default(),
             dirty: DirtyIds::default(),
             version: 0,
@@ -157,6 +175,11 @@ impl Collection {
     /// Distance metric.
     pub fn metric(&self) -> Metric {
         self.mutable.rows.metric
+    }
+
+    /// How the vector rows are stored (`f32` unless made with [`Collection::with_precision`]).
+    pub fn precision(&self) -> Precision {
+        self.mutable.rows.precision()
     }
 
     fn kernels(&self) -> &'static Kernels {
@@ -196,7 +219,8 @@ impl Collection {
                 (None, Some(ix)) => ix.mode(),
                 (None, None) => "exact".to_string(),
             },
-            vector_bytes: self.mutable.rows.vectors.len() * 4
+            vectors: self.precision(),
+            vector_bytes: self.mutable.rows.vectors.bytes()
                 + self.segments.vector_bytes(self.dim()),
             index_bytes_per_vector: self.index_bytes_per_vector(),
             tombstones: index.map_or(0, crate::ann::AnnIndex::deleted_count)
@@ -240,11 +264,12 @@ impl Collection {
         self.segments.find(id).map(|(p, row)| Place::Sealed(p, row))
     }
 
-    /// The stored vector (`dim` values, as supplied) and metadata JSON of `id`, if stored.
+    /// The stored vector (`dim` values, as supplied; for `f16` rows the stored half floats
+    /// widened, so borrowed only for `f32` rows) and metadata JSON of `id`, if stored.
     ///
     /// # Errors
     /// `HV_CORRUPT` when a sealed segment's metadata cannot be read.
-    pub fn get(&self, id: &VectorId) -> Result<Option<(&[f32], Option<String>)>> {
+    pub fn get(&self, id: &VectorId) -> Result<Option<StoredRecord<'_>>> {
         Ok(match self.place(id) {
             None => None,
             Some(Place::Mutable(r)) => {
@@ -253,7 +278,7 @@ impl Collection {
             }
             Some(Place::Sealed(p, row)) => {
                 let seg = &self.segments.parts[p].seg;
-                Some((seg.vector(row), seg.metadata(row)?))
+                Some((Cow::Borrowed(seg.vector(row)), seg.metadata(row)?))
             }
         })
     }

@@ -12,6 +12,7 @@ use crate::distance::Kernels;
 use crate::error::{Error, Result};
 use crate::filter::index::MetaIndex;
 use crate::flat::FlatView;
+use crate::rowdata::{Precision, RowBuf, RowSlice};
 use crate::types::{Metric, VectorId};
 
 /// The rows of the mutable segment (`n × dim` row-major vectors and their per-row columns).
@@ -21,8 +22,8 @@ pub(crate) struct Rows {
     pub(super) kernels: &'static Kernels,
     /// Whether the 1/‖x‖ column is kept ([`super::validate::keeps_norms`]).
     norms: bool,
-    /// `n × dim`, row-major, as supplied.
-    pub(super) vectors: Vec<f32>,
+    /// `n × dim`, row-major, as supplied (`f32`) or rounded to half precision (`f16`).
+    pub(super) vectors: RowBuf,
     /// 1/‖x‖ per row (cosine only; empty otherwise).
     pub(super) inv_norms: Vec<f32>,
     pub(super) ids: Vec<VectorId>,
@@ -46,7 +47,7 @@ pub(crate) struct Rows {
 pub(crate) fn flat_view<'a>(
     dim: usize,
     metric: Metric,
-    vectors: &'a [f32],
+    vectors: RowSlice<'a>,
     inv_norms: &'a [f32],
     seqs: &'a [u64],
     deleted: &'a [bool],
@@ -69,7 +70,7 @@ pub(crate) fn tail_view<'a>(view: &FlatView<'a>, m: usize, n: usize) -> FlatView
     flat_view(
         view.dim,
         view.metric,
-        &view.vectors[m * view.dim..n * view.dim],
+        view.vectors.range(m * view.dim, n * view.dim),
         view.inv_norms.get(m..n).unwrap_or(&[]),
         &view.seqs[m..n],
         view.deleted.get(m..n).unwrap_or(&[]),
@@ -78,14 +79,14 @@ pub(crate) fn tail_view<'a>(view: &FlatView<'a>, m: usize, n: usize) -> FlatView
 }
 
 impl Rows {
-    /// No rows, for `dim`-dimensional vectors under `metric`.
-    pub(super) fn new(dim: usize, metric: Metric) -> Rows {
+    /// No rows, for `dim`-dimensional vectors under `metric`, stored in `precision`.
+    pub(super) fn new(dim: usize, metric: Metric, precision: Precision) -> Rows {
         Rows {
             dim,
             metric,
             kernels: crate::distance::kernels(),
             norms: super::validate::keeps_norms(metric),
-            vectors: Vec::new(),
+            vectors: RowBuf::new(precision),
             inv_norms: Vec::new(),
             ids: Vec::new(),
             seqs: Vec::new(),
@@ -113,9 +114,14 @@ impl Rows {
         self.map.get(id).copied()
     }
 
-    /// The `dim` values of row `r`.
-    pub(super) fn vector(&self, r: usize) -> &[f32] {
-        &self.vectors[r * self.dim..(r + 1) * self.dim]
+    /// The `dim` values of row `r` (widened from `f16` rows).
+    pub(super) fn vector(&self, r: usize) -> std::borrow::Cow<'_, [f32]> {
+        self.vectors.as_slice().row(r, self.dim).to_f32()
+    }
+
+    /// How the rows are stored.
+    pub(super) fn precision(&self) -> Precision {
+        self.vectors.precision()
     }
 
     /// A view of every row with the tombstone flags `deleted` (empty: none).
@@ -123,7 +129,7 @@ impl Rows {
         flat_view(
             self.dim,
             self.metric,
-            &self.vectors,
+            self.vectors.as_slice(),
             &self.inv_norms,
             &self.seqs,
             deleted,
@@ -149,7 +155,7 @@ impl Rows {
         seq: u64,
     ) {
         let row = self.ids.len() as u32;
-        self.vectors.extend_from_slice(v);
+        self.vectors.extend(v);
         if self.norms {
             self.inv_norms.push(inv);
         }
@@ -171,7 +177,7 @@ impl Rows {
     /// Replaces the vector and metadata of row `r` in place (an upsert without an index).
     pub(super) fn overwrite(&mut self, r: usize, v: &[f32], inv: f32, meta: Option<String>) {
         let dim = self.dim;
-        self.vectors[r * dim..(r + 1) * dim].copy_from_slice(v);
+        self.vectors.write_at(r * dim, v);
         if self.norms {
             self.inv_norms[r] = inv;
         }

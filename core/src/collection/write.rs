@@ -90,12 +90,25 @@ impl Collection {
         &self,
         kind: WriteKind,
         ids: Vec<VectorId>,
-        vectors: Vec<f32>,
+        mut vectors: Vec<f32>,
         metadata: Option<Vec<Option<String>>>,
     ) -> Result<PreparedWrite> {
         let upsert = kind == WriteKind::Upsert;
-        let checked =
+        let mut checked =
             validate::check_batch(self.dim(), self.metric(), &ids, &vectors, metadata, upsert)?;
+        if self.precision() != crate::rowdata::Precision::F32 {
+            // f16 rows: the values as they will be stored, then their 1/‖x‖
+            self.precision().round(&mut vectors, self.dim())?;
+            if !checked.inv_norms.is_empty() {
+                for (inv, v) in checked
+                    .inv_norms
+                    .iter_mut()
+                    .zip(vectors.chunks_exact(self.dim()))
+                {
+                    *inv = self.check_vector(v, 0)?;
+                }
+            }
+        }
         let mut w = PreparedWrite {
             kind,
             ids,

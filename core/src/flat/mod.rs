@@ -15,6 +15,7 @@ pub use topk::{Hit, TopK};
 
 use crate::distance::Kernels;
 use crate::region::RecordPages;
+use crate::rowdata::RowSlice;
 use crate::types::Metric;
 
 /// A borrowed view of the rows to scan.
@@ -27,8 +28,8 @@ pub struct FlatView<'a> {
     pub dim: usize,
     /// The metric scores are computed in.
     pub metric: Metric,
-    /// `n × dim` row-major values.
-    pub vectors: &'a [f32],
+    /// `n × dim` row-major values (`f32` or half precision).
+    pub vectors: RowSlice<'a>,
     /// Per-row 1/‖x‖ (cosine only).
     pub inv_norms: &'a [f32],
     /// Per-row insertion sequence numbers, the tie-breaker.
@@ -54,13 +55,20 @@ impl FlatView<'_> {
     /// cosine, `inv_norms` fewer than `i + 1`).
     #[inline]
     pub fn distance(&self, q: &[f32], i: usize) -> f32 {
-        let x = &self.vectors[i * self.dim..(i + 1) * self.dim];
         let k = self.kernels;
-        match self.metric {
-            Metric::L2 => (k.l2sq_f32)(q, x),
-            Metric::InnerProduct => -(k.dot_f32)(q, x),
-            Metric::Cosine => cosine(q, x, self.inv_norms[i], k),
-            Metric::L1 => (k.l1_f32)(q, x),
+        match self.vectors.row(i, self.dim) {
+            RowSlice::F32(x) => match self.metric {
+                Metric::L2 => (k.l2sq_f32)(q, x),
+                Metric::InnerProduct => -(k.dot_f32)(q, x),
+                Metric::Cosine => cosine(q, x, self.inv_norms[i], k),
+                Metric::L1 => (k.l1_f32)(q, x),
+            },
+            RowSlice::F16(x) => match self.metric {
+                Metric::L2 => (k.l2sq_f16)(q, x),
+                Metric::InnerProduct => -(k.dot_f16)(q, x),
+                Metric::Cosine => cosine_f16(q, x, self.inv_norms[i], k),
+                Metric::L1 => (k.l1_f16)(q, x),
+            },
         }
     }
 
@@ -77,9 +85,7 @@ impl FlatView<'_> {
     /// hint (`crate::region::prefetch`): no effect for `i >= n`.
     #[inline]
     pub fn prefetch(&self, i: usize) {
-        if let Some(row) = self.vectors.get(i * self.dim..(i + 1) * self.dim) {
-            crate::region::prefetch(row);
-        }
+        self.vectors.prefetch(i, self.dim);
     }
 }
 
@@ -88,6 +94,18 @@ impl FlatView<'_> {
 #[inline]
 fn cosine(q: &[f32], x: &[f32], inv: f32, k: &Kernels) -> f32 {
     crate::distance::cosine_distance((k.dot_f32)(q, x), 1.0, inv, q, x)
+}
+
+/// [`cosine`] of a half-precision row (the `f64` fallback widens the row).
+#[inline]
+fn cosine_f16(q: &[f32], x: &[half::f16], inv: f32, k: &Kernels) -> f32 {
+    let dot = (k.dot_f16)(q, x);
+    if dot.is_finite() && inv >= f32::MIN_POSITIVE {
+        (1.0 - dot * inv).clamp(0.0, 2.0)
+    } else {
+        let wide: Vec<f32> = x.iter().map(|v| v.to_f32()).collect();
+        crate::distance::cosine_f64(q, &wide)
+    }
 }
 
 /// Turns a raw query into the form the scan expects: under cosine it is scaled to unit norm, with
@@ -181,9 +199,19 @@ fn scan_chunk(view: &FlatView<'_>, queries: &[f32], k: usize) -> Vec<Vec<Hit>> {
     let tile = tile_rows(dim);
     let kern = view.kernels;
     let q = |j: usize| &queries[j * dim..(j + 1) * dim];
+    let mut wide: Vec<f32> = Vec::new();
     let mut start = 0;
     while start < n {
         let end = (start + tile).min(n);
+        // the tile as f32: borrowed, or widened once for the whole chunk of queries (f16 rows)
+        let vals: &[f32] = match view.vectors.range(start * dim, end * dim) {
+            RowSlice::F32(v) => v,
+            RowSlice::F16(v) => {
+                wide.clear();
+                wide.extend(v.iter().map(|x| x.to_f32()));
+                &wide
+            }
+        };
         let mut g = 0;
         while g < nq {
             let cnt = (nq - g).min(4);
@@ -209,7 +237,7 @@ fn scan_chunk(view: &FlatView<'_>, queries: &[f32], k: usize) -> Vec<Vec<Hit>> {
                         if !view.deleted.is_empty() && view.deleted[i] {
                             continue;
                         }
-                        let x = &view.vectors[i * dim..(i + 1) * dim];
+                        let x = &vals[(i - start) * dim..(i - start + 1) * dim];
                         let d4 = match metric {
                             Metric::L2 => (kern.l2sq_f32_x4)(&group, x),
                             Metric::InnerProduct => (kern.dot_f32_x4)(&group, x).map(|d| -d),

@@ -4,6 +4,7 @@
 
 use super::{AlphaRule, NodeDistance, QueryDistance};
 use crate::distance::Kernels;
+use crate::rowdata::RowSlice;
 use crate::types::Metric;
 
 /// Exact node-to-node distances over a row-major `n × dim` `f32` matrix.
@@ -18,8 +19,8 @@ use crate::types::Metric;
 /// `Copy` and cheap to build: after appending rows, make a new one over the longer slice.
 #[derive(Clone, Copy, Debug)]
 pub struct FlatNodes<'a> {
-    /// The rows, `len() × dim` values, row-major.
-    pub vectors: &'a [f32],
+    /// The rows, `len() × dim` values, row-major (`f32` or half precision).
+    pub vectors: RowSlice<'a>,
     /// Values per row (> 0).
     pub dim: usize,
     /// How distance is measured.
@@ -38,6 +39,16 @@ impl<'a> FlatNodes<'a> {
     /// # Panics
     /// If `dim == 0` or `vectors.len()` is not a multiple of `dim`.
     pub fn new(vectors: &'a [f32], dim: usize, metric: Metric) -> Self {
+        Self::from_rows(RowSlice::F32(vectors), dim, metric)
+    }
+
+    /// [`FlatNodes::new`] over rows of either precision (`f16` rows are widened exactly, one
+    /// row per distance: builds widen a copy of the whole matrix first, see
+    /// [`crate::AnnIndex::build`]).
+    ///
+    /// # Panics
+    /// If `dim == 0` or `vectors.len()` is not a multiple of `dim`.
+    pub fn from_rows(vectors: RowSlice<'a>, dim: usize, metric: Metric) -> Self {
         assert!(
             dim > 0 && vectors.len().is_multiple_of(dim),
             "vectors must be n × dim with dim > 0"
@@ -65,11 +76,16 @@ impl<'a> FlatNodes<'a> {
         self
     }
 
-    /// Row `i` (`dim` values).
+    /// Row `i` (`dim` values), widened from half precision.
     #[inline]
-    pub fn row(&self, i: u32) -> &'a [f32] {
-        let s = i as usize * self.dim;
-        &self.vectors[s..s + self.dim]
+    pub fn row(&self, i: u32) -> std::borrow::Cow<'a, [f32]> {
+        self.vectors.row(i as usize, self.dim).to_f32()
+    }
+
+    /// Asks the CPU to load row `i` into cache (a hint).
+    #[inline]
+    pub fn prefetch_row(&self, i: u32) {
+        self.vectors.prefetch(i as usize, self.dim);
     }
 
     #[inline]
@@ -84,8 +100,29 @@ impl<'a> FlatNodes<'a> {
     /// (ignored otherwise).
     #[inline]
     pub fn query_distance(&self, q: &[f32], q_inv_norm: f32, i: u32) -> f32 {
-        let r = self.row(i);
         let k = self.kernels;
+        let r = match self.vectors.row(i as usize, self.dim) {
+            RowSlice::F32(r) => r,
+            RowSlice::F16(h) => {
+                return match self.metric {
+                    Metric::L2 => (k.l2sq_f16)(q, h),
+                    Metric::Cosine => {
+                        let dot = (k.dot_f16)(q, h);
+                        let inv = self.inv_norm(i);
+                        if dot.is_finite()
+                            && inv >= f32::MIN_POSITIVE
+                            && q_inv_norm >= f32::MIN_POSITIVE
+                        {
+                            1.0 - dot * q_inv_norm * inv
+                        } else {
+                            crate::distance::cosine_f64(q, &self.row(i))
+                        }
+                    }
+                    Metric::InnerProduct => -(k.dot_f16)(q, h),
+                    Metric::L1 => (k.l1_f16)(q, h),
+                };
+            }
+        };
         match self.metric {
             Metric::L2 => (k.l2sq_f32)(q, r),
             Metric::Cosine => crate::distance::cosine_unclamped(
@@ -114,12 +151,12 @@ impl NodeDistance for FlatNodes<'_> {
         } else {
             1.0
         };
-        self.query_distance(self.row(a), inv_a, b)
+        self.query_distance(&self.row(a), inv_a, b)
     }
 
     #[inline]
     fn prefetch(&self, node: u32) {
-        crate::region::prefetch(self.row(node));
+        self.prefetch_row(node);
     }
 
     fn alpha_rule(&self) -> AlphaRule {
@@ -146,7 +183,7 @@ impl NodeDistance for FlatNodes<'_> {
             } else {
                 1.0
             };
-            for (s, &x) in sum.iter_mut().zip(self.row(i)) {
+            for (s, &x) in sum.iter_mut().zip(self.row(i).iter()) {
                 *s += f64::from(x) * w;
             }
         }
@@ -156,9 +193,9 @@ impl NodeDistance for FlatNodes<'_> {
             let r = self.row(i);
             let d = if cosine {
                 // ‖r/‖r‖ − c‖² = 1 − 2⟨r, c⟩/‖r‖ + ‖c‖²: rank by −2⟨r, c⟩/‖r‖.
-                -2.0 * (self.kernels.dot_f32)(&centroid, r) * self.inv_norm(i)
+                -2.0 * (self.kernels.dot_f32)(&centroid, &r) * self.inv_norm(i)
             } else {
-                (self.kernels.l2sq_f32)(&centroid, r)
+                (self.kernels.l2sq_f32)(&centroid, &r)
             };
             if d < best.0 {
                 best = (d, i);
@@ -238,7 +275,7 @@ impl QueryDistance for FlatQuery<'_, '_> {
 
     #[inline]
     fn prefetch(&self, node: u32) {
-        crate::region::prefetch(self.nodes.row(node));
+        self.nodes.prefetch_row(node);
     }
 }
 

@@ -170,7 +170,7 @@ impl Segment {
         FlatView {
             dim: self.dim,
             metric: self.metric,
-            vectors: vectors.as_slice(),
+            vectors: crate::rowdata::RowSlice::F32(vectors.as_slice()),
             inv_norms: self.inv_norms.as_slice(),
             seqs: self.seqs.as_slice(),
             deleted,

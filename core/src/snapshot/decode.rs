@@ -2,7 +2,8 @@
 //! records, index) in file order; the collection installs them.
 
 use super::{
-    metric_from, FLAG_INDEX, FLAG_META_INDEX, MAGIC, MIN_READ_VERSION, NO_METADATA, VERSION,
+    metric_from, FLAG_F16, FLAG_INDEX, FLAG_META_INDEX, MAGIC, MIN_READ_VERSION, NO_METADATA,
+    VERSION,
 };
 use crate::ann::IndexParams;
 use crate::error::{Error, Result};
@@ -111,6 +112,11 @@ impl<'a> Decoder<'a> {
                 "snapshot version {version} with a metadata index flag"
             )));
         }
+        if flags & FLAG_F16 != 0 && version < 4 {
+            return Err(Error::Corrupt(format!(
+                "snapshot version {version} with an f16 rows flag"
+            )));
+        }
         Ok(Decoder {
             r,
             version,
@@ -128,6 +134,15 @@ impl<'a> Decoder<'a> {
         (self.dim, self.metric)
     }
 
+    /// How the snapshot's rows are stored (`f16`: version 4 with flag bit 2).
+    pub fn precision(&self) -> crate::rowdata::Precision {
+        if self.flags & FLAG_F16 != 0 {
+            crate::rowdata::Precision::F16
+        } else {
+            crate::rowdata::Precision::F32
+        }
+    }
+
     /// Calls `sink(id, seq, vector, metadata)` for every record, in order (the sink checks each
     /// record; its error stops the read).
     ///
@@ -135,9 +150,11 @@ impl<'a> Decoder<'a> {
     /// `HV_CORRUPT` (a count the bytes cannot hold, truncation, an id or metadata that is not
     /// UTF-8, an unknown id kind), or the sink's error.
     pub fn records(&mut self, sink: &mut RecordSink<'_>) -> Result<()> {
+        let vb = self.precision().bytes();
         let (dim, count, r) = (self.dim, self.count, &mut self.r);
-        // each record takes at least 1 (kind) + 4 (empty string id) + 8 (seq) + 4 (metadata) + 4·dim bytes
-        let min_record = 17 + 4 * dim as u64;
+        // each record takes at least 1 (kind) + 4 (empty string id) + 8 (seq) + 4 (metadata) + 4·dim
+        // (2·dim for f16 rows) bytes
+        let min_record = 17 + (vb * dim) as u64;
         if count.saturating_mul(min_record) > r.left() as u64 {
             return Err(Error::Corrupt(format!(
                 "snapshot announces {count} records, more than its {} bytes can hold",
@@ -172,9 +189,15 @@ impl<'a> Decoder<'a> {
                     Error::Corrupt(format!("snapshot record {i}: metadata is not UTF-8"))
                 })?)
             };
-            let raw = r.take(4 * dim, "vector")?;
-            for (x, b) in v.iter_mut().zip(raw.chunks_exact(4)) {
-                *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            let raw = r.take(vb * dim, "vector")?;
+            if vb == 2 {
+                for (x, b) in v.iter_mut().zip(raw.chunks_exact(2)) {
+                    *x = half::f16::from_le_bytes([b[0], b[1]]).to_f32();
+                }
+            } else {
+                for (x, b) in v.iter_mut().zip(raw.chunks_exact(4)) {
+                    *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                }
             }
             sink(id, seq, &v, meta)?;
         }

@@ -4,12 +4,14 @@
 //! Layout (all integers little-endian; drawn in `docs/format.md`):
 //!
 //! ```text
-//! magic "HVSNAP01" (8) | version u32 = 3
-//! flags u32 (bit 0: index present; bit 1: metadata index present, version 3)
+//! magic "HVSNAP01" (8) | version u32 = 3 (f32 rows) or 4 (f16 rows)
+//! flags u32 (bit 0: index present; bit 1: metadata index present, version 3; bit 2: f16 rows,
+//!   version 4)
 //! dim u32 | metric u32 (0 l2, 1 cosine, 2 ip, 3 l1) | count u64
 //! count × record:
 //!   id kind u8 (1 integer, 2 string) | integer: u64 | string: len u32 + UTF-8 bytes
 //!   seq u64 | metadata len u32 (0xFFFFFFFF = none) + UTF-8 JSON bytes | dim × f32
+//!   (flag bit 2: dim × f16, IEEE-754 binary16)
 //! metadata index (flag bit 1): len u64 | len bytes (`crate::filter::codec`, over the count
 //!   records: row i = record i, every record a member)
 //! index (flag bit 0):
@@ -25,7 +27,9 @@
 //! browser). Version 1 snapshots (no codes) still load: their codes are recomputed from the
 //! vectors and the stored seed, as a build computes them. Version 3 adds the metadata index of
 //! the records, which loading installs instead of parsing every record's metadata again;
-//! versions 1 and 2 (no metadata index) still load, their index built from the metadata. Loading checks the magic, the version
+//! versions 1 and 2 (no metadata index) still load, their index built from the metadata. Version 4
+//! is written only by collections with `vectors: "f16"` (flag bit 2: half-precision rows, loaded
+//! as such); collections of `f32` rows still write version 3. Loading checks the magic, the version
 //! (`HV_VERSION`), the checksum and every length against the bytes left before it allocates
 //! (`HV_CORRUPT`), every record as `restore_row` does, and that the codes match the parameters
 //! and the record count.
@@ -34,7 +38,9 @@ use crate::ann::IndexParams;
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::quant::RabitqIndex;
+use crate::rowdata::Precision;
 use crate::types::{Metric, VectorId};
+use std::borrow::Cow;
 
 mod decode;
 
@@ -42,14 +48,19 @@ pub use decode::{Decoder, LoadedIndex};
 
 /// The 8-byte magic at the start of a snapshot.
 pub const MAGIC: &[u8; 8] = b"HVSNAP01";
-/// The snapshot format version this build writes (it also reads versions 1 and 2).
-pub const VERSION: u32 = 3;
+/// The newest snapshot format version this build reads and writes (4: `f16` rows; `f32`
+/// collections write [`VERSION_F32`]).
+pub const VERSION: u32 = 4;
+/// The version written for `f32` rows (unchanged bytes for readers of version 3).
+pub const VERSION_F32: u32 = 3;
 /// The oldest snapshot version this build reads.
 pub const MIN_READ_VERSION: u32 = 1;
 /// Flag bit: the snapshot has an index part.
 const FLAG_INDEX: u32 = 1;
 /// Flag bit: the snapshot has a metadata index (version 3).
 const FLAG_META_INDEX: u32 = 2;
+/// Flag bit: the records' vectors are IEEE half floats (version 4).
+const FLAG_F16: u32 = 4;
 /// Metadata length of a record without metadata.
 const NO_METADATA: u32 = u32::MAX;
 
@@ -62,7 +73,7 @@ fn metric_from(c: u32) -> Result<Metric> {
 }
 
 /// One record as the snapshot writer reads it: id, seq, vector, metadata.
-pub type RecordRef<'a> = (&'a VectorId, u64, &'a [f32], Option<&'a str>);
+pub type RecordRef<'a> = (&'a VectorId, u64, Cow<'a, [f32]>, Option<&'a str>);
 
 /// The index part of a snapshot: build parameters and graph.
 pub struct IndexPart<'a> {
@@ -84,17 +95,22 @@ pub struct IndexPart<'a> {
 pub fn write<'a>(
     dim: usize,
     metric: Metric,
+    precision: Precision,
     count: usize,
     records: impl Iterator<Item = RecordRef<'a>>,
     meta_index: &[u8],
     index: Option<IndexPart<'_>>,
 ) -> Result<Vec<u8>> {
     let mut out: Vec<u8> = Vec::new();
-    out.try_reserve(64 + count * (dim * 4 + 32))
+    let half = precision == Precision::F16;
+    let value_bytes = precision.bytes();
+    out.try_reserve(64 + count * (dim * value_bytes + 32))
         .map_err(|_| Error::OutOfMemory("snapshot buffer".into()))?;
     out.extend_from_slice(MAGIC);
-    put_u32(&mut out, VERSION);
-    let flags = FLAG_META_INDEX | if index.is_some() { FLAG_INDEX } else { 0 };
+    put_u32(&mut out, if half { VERSION } else { VERSION_F32 });
+    let flags = FLAG_META_INDEX
+        | if index.is_some() { FLAG_INDEX } else { 0 }
+        | if half { FLAG_F16 } else { 0 };
     put_u32(&mut out, flags);
     put_u32(&mut out, dim as u32);
     put_u32(&mut out, u32::from(metric.code()));
@@ -108,7 +124,7 @@ pub fn write<'a>(
             VectorId::Int(_) => 8,
             VectorId::Str(s) => 4 + s.len(),
         };
-        out.try_reserve(1 + id_len + 8 + 4 + meta.map_or(0, str::len) + 4 * v.len() + 4)
+        out.try_reserve(1 + id_len + 8 + 4 + meta.map_or(0, str::len) + value_bytes * v.len() + 4)
             .map_err(oom)?;
         match id {
             VectorId::Int(i) => {
@@ -129,8 +145,14 @@ pub fn write<'a>(
             }
             None => put_u32(&mut out, NO_METADATA),
         }
-        for x in v {
-            out.extend_from_slice(&x.to_le_bytes());
+        if half {
+            for &x in v.iter() {
+                out.extend_from_slice(&half::f16::from_f32(x).to_le_bytes());
+            }
+        } else {
+            for x in v.iter() {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
         }
         written += 1;
     }

@@ -55,7 +55,7 @@ fn install_consumes_the_ticket_and_tombstones_dirty_rows() {
     assert_eq!(out.moved.len(), 2);
     assert!(!c.dirty.busy());
     assert_eq!((c.len(), c.mutable_len(), c.sealed().len()), (3, 1, 1));
-    assert_eq!(c.get(&VectorId::Int(2)).unwrap().unwrap().0, &[9.0, 9.0]);
+    assert_eq!(&*c.get(&VectorId::Int(2)).unwrap().unwrap().0, &[9.0, 9.0]);
 
     // a compaction of that segment: a delete meanwhile tombstones its new row
     let t = c.begin_compaction(&[0]).unwrap();

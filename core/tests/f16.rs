@@ -1,0 +1,252 @@
+//! `f16` vector rows (`Collection::with_precision(.., Precision::F16)`): values rounded on
+//! write, out-of-range values refused, half the vector bytes, exact and indexed search on the
+//! rounded rows, batch search, snapshots (version 4) that keep the precision, `f32` snapshots
+//! unchanged (version 3).
+
+use std::sync::atomic::AtomicBool;
+
+use horosvec_core::{
+    Collection, ErrorCode, IndexParams, Metric, Precision, SearchOptions, VectorId,
+};
+
+fn seeded(n: usize, dim: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed;
+    (0..n * dim)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+        })
+        .collect()
+}
+
+fn rounded(v: &[f32]) -> Vec<f32> {
+    v.iter().map(|&x| half::f16::from_f32(x).to_f32()).collect()
+}
+
+fn ids(n: usize) -> Vec<VectorId> {
+    (0..n as u64).map(VectorId::Int).collect()
+}
+
+fn filled(n: usize, dim: usize, metric: Metric, p: Precision, data: &[f32]) -> Collection {
+    let mut c = Collection::with_precision(dim, metric, p).unwrap();
+    c.add(ids(n), data, None).unwrap();
+    c
+}
+
+fn index(c: &mut Collection) {
+    let (ix, v) = c
+        .build_index(
+            IndexParams {
+                seed: 7,
+                ..IndexParams::default()
+            },
+            &|_, _| {},
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+    c.install_index(ix, v).unwrap();
+}
+
+#[test]
+fn get_returns_the_rounded_value_and_bytes_halve() {
+    let dim = 16;
+    let data = seeded(50, dim, 1);
+    let c = filled(50, dim, Metric::L2, Precision::F16, &data);
+    let f = filled(50, dim, Metric::L2, Precision::F32, &data);
+    assert_eq!(c.precision(), Precision::F16);
+    assert_eq!(c.stats().vectors, Precision::F16);
+    assert_eq!(f.stats().vectors, Precision::F32);
+    let (v, _) = c.get(&VectorId::Int(3)).unwrap().unwrap();
+    assert_eq!(&*v, &rounded(&data[3 * dim..4 * dim])[..]);
+    let (w, _) = f.get(&VectorId::Int(3)).unwrap().unwrap();
+    assert_eq!(&*w, &data[3 * dim..4 * dim]);
+    assert_eq!(c.stats().vector_bytes, 50 * dim * 2);
+    assert_eq!(f.stats().vector_bytes, 50 * dim * 4);
+}
+
+#[test]
+fn out_of_range_is_invalid_vector_and_changes_nothing() {
+    let mut c = Collection::with_precision(4, Metric::L2, Precision::F16).unwrap();
+    c.add(ids(1), &[1.0, 2.0, 3.0, 4.0], None).unwrap();
+    let e = c
+        .add(
+            vec![VectorId::Int(5), VectorId::Int(6)],
+            &[0.0, 0.0, 0.0, 0.0, 1.0, 70_000.0, 0.0, 0.0],
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidVector);
+    assert!(e.to_string().contains("f16"), "{e}");
+    assert_eq!(c.len(), 1);
+    let e = c
+        .upsert(ids(1), &[-65_520.0, 0.0, 0.0, 0.0], None)
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidVector);
+    assert_eq!(
+        &*c.get(&VectorId::Int(0)).unwrap().unwrap().0,
+        &[1.0, 2.0, 3.0, 4.0]
+    );
+    // the largest half float is fine, and f32 collections keep accepting anything finite
+    c.add(
+        vec![VectorId::Int(9)],
+        &[65_504.0, -65_504.0, 0.0, 0.0],
+        None,
+    )
+    .unwrap();
+    let mut f = Collection::new(4, Metric::L2).unwrap();
+    f.add(ids(1), &[1e30, 0.0, 0.0, 0.0], None).unwrap();
+}
+
+#[test]
+fn exact_search_scores_the_rounded_rows() {
+    let (n, dim) = (300, 24);
+    let data = seeded(n, dim, 2);
+    for metric in [Metric::L2, Metric::Cosine, Metric::InnerProduct, Metric::L1] {
+        let h = filled(n, dim, metric, Precision::F16, &data);
+        let r = filled(n, dim, metric, Precision::F32, &rounded(&data));
+        let q = seeded(1, dim, 77);
+        let o = SearchOptions::new(10).unwrap();
+        let a = h.search(&q, &o).unwrap();
+        let b = r.search(&q, &o).unwrap();
+        assert_eq!(
+            a.iter().map(|x| x.id.clone()).collect::<Vec<_>>(),
+            b.iter().map(|x| x.id.clone()).collect::<Vec<_>>(),
+            "{metric:?}"
+        );
+        for (x, y) in a.iter().zip(&b) {
+            assert!(
+                (x.distance - y.distance).abs() <= 1e-4 * (1.0 + y.distance.abs()),
+                "{metric:?}"
+            );
+        }
+        // batch search (tiled, widened per tile) gives the single-query results
+        let qs = seeded(9, dim, 78);
+        let batch = h.search_batch(&qs, &o).unwrap();
+        for (j, hits) in batch.iter().enumerate() {
+            let one = h.search(&qs[j * dim..(j + 1) * dim], &o).unwrap();
+            let ids_b: Vec<_> = hits.iter().map(|x| x.id.clone()).collect();
+            let ids_o: Vec<_> = one.iter().map(|x| x.id.clone()).collect();
+            assert_eq!(ids_b, ids_o, "{metric:?} query {j}");
+        }
+    }
+}
+
+#[test]
+fn indexed_search_recall_matches_f32() {
+    let (n, dim, k) = (3000, 32, 10);
+    let data = seeded(n, dim, 4);
+    for metric in [Metric::L2, Metric::Cosine] {
+        let mut h = filled(n, dim, metric, Precision::F16, &data);
+        let mut f = filled(n, dim, metric, Precision::F32, &data);
+        index(&mut h);
+        index(&mut f);
+        // more rows after the build go through insert_rows
+        let extra = seeded(200, dim, 5);
+        let more: Vec<VectorId> = (n as u64..n as u64 + 200).map(VectorId::Int).collect();
+        h.add(more.clone(), &extra, None).unwrap();
+        f.add(more, &extra, None).unwrap();
+        let qs = seeded(50, dim, 6);
+        let mut exact = SearchOptions::new(k).unwrap();
+        exact.exact = Some(true);
+        let mut ann = SearchOptions::new(k).unwrap();
+        ann.ef = Some(64);
+        let recall = |c: &Collection| {
+            let mut hit = 0usize;
+            for q in qs.chunks_exact(dim) {
+                let truth: Vec<_> = f
+                    .search(q, &exact)
+                    .unwrap()
+                    .into_iter()
+                    .map(|x| x.id)
+                    .collect();
+                hit += c
+                    .search(q, &ann)
+                    .unwrap()
+                    .iter()
+                    .filter(|x| truth.contains(&x.id))
+                    .count();
+            }
+            hit as f64 / (qs.len() / dim * k) as f64
+        };
+        let (rh, rf) = (recall(&h), recall(&f));
+        assert!(
+            rh >= rf - 0.02,
+            "{metric:?}: f16 recall {rh} against f32 {rf}"
+        );
+        assert!(rh > 0.8, "{metric:?}: f16 recall {rh}");
+    }
+}
+
+#[test]
+fn snapshots_keep_the_precision() {
+    let (n, dim) = (2500, 16);
+    let data = seeded(n, dim, 8);
+    let mut h = filled(n, dim, Metric::Cosine, Precision::F16, &data);
+    index(&mut h);
+    let bytes = h.to_bytes().unwrap();
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 4);
+    let mut d = Collection::from_bytes(&bytes).unwrap();
+    assert_eq!(d.precision(), Precision::F16);
+    assert!(d.has_index());
+    let q = seeded(1, dim, 9);
+    let o = SearchOptions::new(10).unwrap();
+    assert_eq!(d.search(&q, &o).unwrap(), h.search(&q, &o).unwrap());
+    assert_eq!(
+        d.get(&VectorId::Int(7)).unwrap(),
+        h.get(&VectorId::Int(7)).unwrap()
+    );
+    assert_eq!(
+        d.to_bytes().unwrap(),
+        bytes,
+        "a reloaded snapshot writes the same bytes"
+    );
+    // the records take 2 bytes per value: smaller than the f32 snapshot of the same rows
+    let mut f = filled(n, dim, Metric::Cosine, Precision::F32, &data);
+    index(&mut f);
+    let fb = f.to_bytes().unwrap();
+    assert_eq!(
+        u32::from_le_bytes(fb[8..12].try_into().unwrap()),
+        3,
+        "f32 still writes version 3"
+    );
+    assert!(bytes.len() < fb.len());
+    assert_eq!(
+        Collection::from_bytes(&fb).unwrap().precision(),
+        Precision::F32
+    );
+}
+
+#[test]
+fn damaged_f16_snapshots_fail_with_a_code() {
+    let mut h = filled(10, 8, Metric::L2, Precision::F16, &seeded(10, 8, 10));
+    let bytes = h.to_bytes().unwrap();
+    let cut = &bytes[..bytes.len() - 9];
+    assert!(Collection::from_bytes(cut).is_err());
+    // an f16 flag in a version-3 header is corrupt (checksum fixed up)
+    let mut v3 = bytes.clone();
+    v3[8..12].copy_from_slice(&3u32.to_le_bytes());
+    let body = v3.len() - 4;
+    let crc = crc32(&v3[..body]);
+    v3[body..].copy_from_slice(&crc.to_le_bytes());
+    assert_eq!(
+        Collection::from_bytes(&v3).err().unwrap().code(),
+        ErrorCode::Corrupt
+    );
+}
+
+fn crc32(b: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &x in b {
+        c ^= u32::from(x);
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                (c >> 1) ^ 0xEDB8_8320
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
+}
