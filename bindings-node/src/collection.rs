@@ -471,6 +471,24 @@ impl CoreCollection {
         Ok(())
     }
 
+    /// The durable collection behind this handle, for a write: `HV_INVALID_ARGUMENT` naming
+    /// `what` when the collection is in memory, `HV_CLOSED` after close, `HV_READ_ONLY` for a
+    /// read-only open.
+    fn writable_durable(&self, what: &str) -> napi::Result<Arc<DurableCollection>> {
+        let Some(d) = self.durable.clone() else {
+            return Err(to_napi(Error::invalid_argument(format!(
+                "{what} needs a collection opened from a directory"
+            ))));
+        };
+        if self.closed.load(Ordering::Acquire) {
+            return Err(to_napi(Error::Closed));
+        }
+        if d.read_only() {
+            return Err(to_napi(Error::ReadOnly));
+        }
+        Ok(d)
+    }
+
     /// A durable write answered through the settler: `kind` "add" | "upsert" | "delete" |
     /// "deleteWhere" (then `ids` is empty and `filter` the filter's JSON text; the answer is the
     /// number deleted). Returns the write's ticket at once (inputs copied, request queued in call
@@ -485,17 +503,7 @@ impl CoreCollection {
         metadata: Option<Vec<Option<String>>>,
         filter: Option<String>,
     ) -> napi::Result<u32> {
-        let Some(d) = self.durable.clone() else {
-            return Err(to_napi(Error::invalid_argument(
-                "submitTicket needs a collection opened from a directory",
-            )));
-        };
-        if self.closed.load(Ordering::Acquire) {
-            return Err(to_napi(Error::Closed));
-        }
-        if d.read_only() {
-            return Err(to_napi(Error::ReadOnly));
-        }
+        let d = self.writable_durable("submitTicket")?;
         let req = build_request(&kind, ids, vectors, metadata, filter).map_err(to_napi)?;
         self.queue_ticket(&d, req)
     }
@@ -515,17 +523,7 @@ impl CoreCollection {
         metadata: Option<Vec<Option<String>>>,
         filter: Option<String>,
     ) -> napi::Result<i64> {
-        let Some(d) = self.durable.clone() else {
-            return Err(to_napi(Error::invalid_argument(
-                "submitNow needs a collection opened from a directory",
-            )));
-        };
-        if self.closed.load(Ordering::Acquire) {
-            return Err(to_napi(Error::Closed));
-        }
-        if d.read_only() {
-            return Err(to_napi(Error::ReadOnly));
-        }
+        let d = self.writable_durable("submitNow")?;
         let req = build_request(&kind, ids, vectors, metadata, filter).map_err(to_napi)?;
         match d.submit_now(req) {
             Ok(Ok(n)) => {
