@@ -274,7 +274,7 @@ fn submit_now_commits_on_the_callers_thread_in_call_order() {
     assert_eq!(col.len(), 51);
     assert!(col.get(&VectorId::Int(1)).unwrap().is_none());
     let (two, _) = col.get(&VectorId::Int(2)).unwrap().unwrap();
-    assert_eq!(two, &[42.0, 0.0, 1.0]);
+    assert_eq!(&*two, &[42.0, 0.0, 1.0]);
     drop(g);
     d.close();
     let s = SqliteStore::open(&dir, None, None, Durability::Full, true).unwrap();

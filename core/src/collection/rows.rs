@@ -356,13 +356,14 @@ impl Rows {
 #[cfg(test)]
 mod tests {
     use super::Rows;
+    use crate::rowdata::Precision;
     use crate::types::{Metric, VectorId};
 
     /// Dropping the tombstone an upsert left (under an interim index) keeps the id's live row:
     /// a delete of that id once swap-removed a row whose id had left the map and panicked.
     #[test]
     fn keep_forgets_only_the_ids_of_dropped_rows() {
-        let mut rows = Rows::new(2, Metric::L2);
+        let mut rows = Rows::new(2, Metric::L2, Precision::F32);
         let (a, b) = (VectorId::Int(1), VectorId::Int(2));
         rows.push(a.clone(), &[1.0, 0.0], 1.0, None);
         rows.push(b.clone(), &[0.0, 1.0], 1.0, None);
@@ -373,7 +374,7 @@ mod tests {
         assert_eq!(rows.live(), 2);
         assert_eq!(rows.row_of(&b), Some(0));
         assert_eq!(rows.row_of(&a), Some(1));
-        assert_eq!(rows.vector(1), &[2.0, 0.0]);
+        assert_eq!(&*rows.vector(1), &[2.0, 0.0]);
         // a dropped row whose id has no newer row leaves the map
         rows.keep(&[1]);
         assert_eq!((rows.row_of(&a), rows.row_of(&b)), (Some(0), None));
