@@ -3,23 +3,10 @@
 //! rounded rows, batch search, snapshots (version 4) that keep the precision, `f32` snapshots
 //! unchanged (version 3).
 
-use std::sync::atomic::AtomicBool;
+mod support;
+use support::{build_and_install, seeded};
 
-use horosvec_core::{
-    Collection, ErrorCode, IndexParams, Metric, Precision, SearchOptions, VectorId,
-};
-
-fn seeded(n: usize, dim: usize, seed: u64) -> Vec<f32> {
-    let mut s = seed;
-    (0..n * dim)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 40) as f32 / (1u64 << 24) as f32) - 0.5
-        })
-        .collect()
-}
+use horosvec_core::{Collection, ErrorCode, Metric, Precision, SearchOptions, VectorId};
 
 fn rounded(v: &[f32]) -> Vec<f32> {
     v.iter().map(|&x| half::f16::from_f32(x).to_f32()).collect()
@@ -33,20 +20,6 @@ fn filled(n: usize, dim: usize, metric: Metric, p: Precision, data: &[f32]) -> C
     let mut c = Collection::with_precision(dim, metric, p).unwrap();
     c.add(ids(n), data, None).unwrap();
     c
-}
-
-fn index(c: &mut Collection) {
-    let (ix, v) = c
-        .build_index(
-            IndexParams {
-                seed: 7,
-                ..IndexParams::default()
-            },
-            &|_, _| {},
-            &AtomicBool::new(false),
-        )
-        .unwrap();
-    c.install_index(ix, v).unwrap();
 }
 
 #[test]
@@ -140,8 +113,8 @@ fn indexed_search_recall_matches_f32() {
     for metric in [Metric::L2, Metric::Cosine] {
         let mut h = filled(n, dim, metric, Precision::F16, &data);
         let mut f = filled(n, dim, metric, Precision::F32, &data);
-        index(&mut h);
-        index(&mut f);
+        build_and_install(&mut h, 7);
+        build_and_install(&mut f, 7);
         // more rows after the build go through insert_rows
         let extra = seeded(200, dim, 5);
         let more: Vec<VectorId> = (n as u64..n as u64 + 200).map(VectorId::Int).collect();
@@ -184,7 +157,7 @@ fn snapshots_keep_the_precision() {
     let (n, dim) = (2500, 16);
     let data = seeded(n, dim, 8);
     let mut h = filled(n, dim, Metric::Cosine, Precision::F16, &data);
-    index(&mut h);
+    build_and_install(&mut h, 7);
     let bytes = h.to_bytes().unwrap();
     assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 4);
     let mut d = Collection::from_bytes(&bytes).unwrap();
@@ -204,7 +177,7 @@ fn snapshots_keep_the_precision() {
     );
     // the records take 2 bytes per value: smaller than the f32 snapshot of the same rows
     let mut f = filled(n, dim, Metric::Cosine, Precision::F32, &data);
-    index(&mut f);
+    build_and_install(&mut f, 7);
     let fb = f.to_bytes().unwrap();
     assert_eq!(
         u32::from_le_bytes(fb[8..12].try_into().unwrap()),

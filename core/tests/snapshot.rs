@@ -1,23 +1,14 @@
 //! `HVSNAP01` snapshots: round trip with the index, its codes and the metadata index, versions 1
 //! and 2 compatibility, and every damaged form fails with a code.
 
+mod support;
+use support::{build_and_install, seeded};
+
 use std::sync::atomic::AtomicBool;
 
 use std::sync::Arc;
 
 use horosvec_core::{Collection, ErrorCode, Filter, IndexParams, Metric, SearchOptions, VectorId};
-
-fn seeded(n: usize, dim: usize, seed: u64) -> Vec<f32> {
-    let mut s = seed;
-    (0..n * dim)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 40) as f32 / (1u64 << 24) as f32) - 0.5
-        })
-        .collect()
-}
 
 fn indexed(n: usize, dim: usize) -> Collection {
     let mut c = Collection::new(dim, Metric::L2).unwrap();
@@ -34,17 +25,7 @@ fn indexed(n: usize, dim: usize) -> Collection {
         .map(|i| (i % 3 == 0).then(|| format!("{{\"i\":{i}}}")))
         .collect();
     c.add(ids, &seeded(n, dim, 3), Some(meta)).unwrap();
-    let (ix, v) = c
-        .build_index(
-            IndexParams {
-                seed: 5,
-                ..IndexParams::default()
-            },
-            &|_, _| {},
-            &AtomicBool::new(false),
-        )
-        .unwrap();
-    c.install_index(ix, v).unwrap();
+    build_and_install(&mut c, 5);
     c
 }
 
