@@ -172,8 +172,18 @@ if (sweeps.includes('build')) {
   for (const e of ['horosvec', 'usearch'].filter(want)) job({ kind: 'build', engine: e, mode: e === 'horosvec' ? 'vamana-rabitq1' : 'hnsw', threads: 1 });
 }
 if (sweeps.includes('writes')) {
-  for (const e of ['horosvec', 'sqlite-vec'].filter(want)) {
-    job({ kind: 'writes', engine: e, mode: e === 'horosvec' ? 'durable' : 'vec0-scan', media: ['tmpfs', 'disk'], durabilities: ['full', 'normal', 'off'], writers: 64, batch: quick ? 100 : 1000, maxOps: quick ? 100 : 20_000, n: quick ? 2000 : 20_000 });
+  // side by side: one job per (medium, durability, engine), the engines' jobs next to each other
+  // (their order swapped at every setting), so both see the same machine within minutes instead
+  // of one engine's whole sweep running before the other's
+  const engines = ['horosvec', 'sqlite-vec'].filter(want);
+  let turn = 0;
+  for (const medium of ['tmpfs', 'disk']) {
+    for (const durability of ['full', 'normal', 'off']) {
+      const order = turn++ % 2 === 0 ? engines : [...engines].reverse();
+      for (const e of order) {
+        job({ kind: 'writes', engine: e, mode: e === 'horosvec' ? 'durable' : 'vec0-scan', media: [medium], durabilities: [durability], writers: 64, batch: quick ? 100 : 1000, maxOps: quick ? 100 : 20_000, n: quick ? 2000 : 20_000 });
+      }
+    }
   }
 }
 const dimsSets = quick ? ['sample'] : ['glove50', 'sift128', 'minilm384'];

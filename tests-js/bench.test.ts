@@ -195,7 +195,10 @@ describe('npm run bench -- --quick', () => {
     expect(r.status, r.stderr).toBe(0);
     const jobs = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { kind: string; engine: string });
     expect(jobs.filter((j) => j.kind === 'search').map((j) => j.engine)).toEqual(['horosvec', 'horosvec', 'horosvec', 'horosvec', 'hnswlib', 'sqlite-vec']);
-    expect(jobs.filter((j) => j.kind === 'writes').map((j) => j.engine)).toEqual(['horosvec', 'sqlite-vec']);
+    // one writes job per (medium, durability, engine), the two engines side by side, order swapped
+    const w = jobs.filter((j) => j.kind === 'writes') as unknown as { engine: string; media: string[]; durabilities: string[] }[];
+    expect(w.map((j) => j.engine)).toEqual(['horosvec', 'sqlite-vec', 'sqlite-vec', 'horosvec', 'horosvec', 'sqlite-vec', 'sqlite-vec', 'horosvec', 'horosvec', 'sqlite-vec', 'sqlite-vec', 'horosvec']);
+    expect(w.map((j) => `${j.media.join()}/${j.durabilities.join()}`)).toEqual(['tmpfs/full', 'tmpfs/full', 'tmpfs/normal', 'tmpfs/normal', 'tmpfs/off', 'tmpfs/off', 'disk/full', 'disk/full', 'disk/normal', 'disk/normal', 'disk/off', 'disk/off']);
     for (const s of ['search', 'concurrency', 'open', 'writes']) expect(r.stderr).toContain(join('bench-results', s, `${rev()}.jsonl`));
   });
 
