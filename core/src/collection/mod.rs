@@ -10,6 +10,7 @@
 
 mod filtered;
 mod graph_io;
+mod image;
 mod index;
 mod input;
 mod mutable;
@@ -215,6 +216,8 @@ impl Collection {
             metric: self.metric(),
             kernel: self.kernels().name,
             mode: match (self.segments.parts.first(), index) {
+                // a loaded snapshot's parts (in memory): the mode of their index
+                (Some(p), _) if !self.mutable.deferred => p.seg.index().mode(),
                 (Some(p), _) => format!("segmented-{}", p.seg.index().mode()),
                 (None, Some(ix)) => ix.mode(),
                 (None, None) => "exact".to_string(),
@@ -353,6 +356,7 @@ impl Collection {
     /// [`mutable`]).
     pub(crate) fn set_deferred_index(&mut self, on: bool) {
         self.mutable.deferred = on;
+        self.segments.journaling = on;
     }
 
     /// Live records of the mutable segment its (interim) index covers.

@@ -47,6 +47,27 @@ impl Backing for MmapBacking {
     }
 }
 
+/// The bytes of the file at `path` (a snapshot) in a fresh 64-byte aligned buffer: the file is
+/// mapped read-only (pages populated in one go) and copied once, so nothing of it stays mapped
+/// afterwards (a snapshot file is the user's: changing or truncating it later must not fault a
+/// collection that was loaded from it).
+///
+/// # Errors
+/// `HV_IO` (missing, unreadable), `HV_OUT_OF_MEMORY`.
+pub fn read_aligned(path: &Path) -> Result<crate::region::AlignedBuf> {
+    let f = File::open(path).map_err(io(path, "cannot open"))?;
+    let len = f.metadata().map_err(io(path, "cannot read"))?.len();
+    if len == 0 {
+        return crate::region::AlignedBuf::try_from_bytes(&[]);
+    }
+    // SAFETY: the mapping is read-only and dropped before this returns; it is only copied. A
+    // process truncating the file during these few milliseconds would make the copy fault,
+    // as for every mmap-based reader.
+    let map = unsafe { memmap2::MmapOptions::new().populate().map(&f) }
+        .map_err(io(path, "cannot map"))?;
+    crate::region::AlignedBuf::try_from_bytes(&map)
+}
+
 fn io(path: &Path, what: &str) -> impl Fn(std::io::Error) -> Error {
     let p = path.display().to_string();
     let what = what.to_string();

@@ -262,6 +262,7 @@ impl Segment {
             index,
             meta_section,
             meta_index: std::sync::OnceLock::new(),
+            image: backing,
         })
     }
 
