@@ -419,8 +419,10 @@ export interface CollectionStats {
   vectors: 'f32' | 'f16';
   /**
    * Search code path: `'exact'` (flat scan), or the index's: `'vamana-rabitq<bits>'`,
-   * `'vamana-exact'` (l1); `'segmented-vamana-rabitq<bits>'` when sealed segments exist (their
-   * indexes, plus the mutable segment's interim index and exact tail).
+   * `'vamana-exact'` (l1); `'segmented-vamana-rabitq<bits>'` when a durable collection has sealed
+   * segments (their indexes, plus the mutable segment's interim index and exact tail). A
+   * collection loaded from a version-5 snapshot reports its loaded graph's mode, unprefixed
+   * (`sealedSegments` counts its loaded parts).
    */
   mode: string;
   /** Bytes of the stored vectors (rows × dim × 4, or × 2 under `vectors: 'f16'`, tombstoned rows included; rows of sealed segments are memory-mapped files, not heap). */

@@ -396,7 +396,9 @@ impl CoreCollection {
     pub fn from_file_async(path: String) -> AsyncTask<Job<CoreCollection>> {
         Job::new(move || {
             if path.is_empty() {
-                return Err(Error::invalid_argument("path must be a non-empty file path"));
+                return Err(Error::invalid_argument(
+                    "path must be a non-empty file path",
+                ));
             }
             loaded(Collection::from_file(std::path::Path::new(&path)))
         })

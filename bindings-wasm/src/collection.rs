@@ -94,13 +94,12 @@ impl CoreCollection {
         mem::ensure_headroom(|| bytes.length() as usize, "Collection.fromBytes").map_err(err)?;
         // one copy, JS → a 64-byte aligned buffer in wasm memory, which a version-5 snapshot is
         // then read from in place
-        let buf = AlignedBuf::try_fill(bytes.length() as usize, |dst| {
-            Ok(bytes.copy_to_uninit(dst))
-        })
-        .map_err(|e| {
-            mem::release_reserve();
-            err(e)
-        })?;
+        let buf =
+            AlignedBuf::try_fill(bytes.length() as usize, |dst| Ok(bytes.copy_to_uninit(dst)))
+                .map_err(|e| {
+                    mem::release_reserve();
+                    err(e)
+                })?;
         Ok(CoreCollection {
             inner: Some(Collection::from_backing(Arc::new(buf)).map_err(err)?),
         })

@@ -46,8 +46,8 @@ pub use collection::{
 };
 pub use distance::{kernels, Kernels};
 pub use error::{Error, ErrorCode, Result};
-pub use region::{AlignedBuf, Backing};
 pub use filter::Filter;
+pub use region::{AlignedBuf, Backing};
 pub use rowdata::Precision;
 pub use types::{Metric, VectorId, MAX_SAFE_INTEGER};
 pub use vector::MIN_COSINE_NORM;

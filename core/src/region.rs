@@ -127,10 +127,13 @@ impl AlignedBuf {
     {
         let n = len.div_ceil(64);
         let mut lines: Vec<CacheLine> = Vec::new();
-        lines.try_reserve_exact(n).map_err(|_| {
-            crate::error::Error::OutOfMemory(format!("a buffer of {len} bytes"))
-        })?;
-        let base = lines.spare_capacity_mut().as_mut_ptr().cast::<std::mem::MaybeUninit<u8>>();
+        lines
+            .try_reserve_exact(n)
+            .map_err(|_| crate::error::Error::OutOfMemory(format!("a buffer of {len} bytes")))?;
+        let base = lines
+            .spare_capacity_mut()
+            .as_mut_ptr()
+            .cast::<std::mem::MaybeUninit<u8>>();
         // SAFETY: the vector's spare capacity holds at least `n` lines, `n × 64` bytes, owned by
         // `lines` and borrowed by nothing else; `MaybeUninit<u8>` may hold any (or no) value.
         let all = unsafe { std::slice::from_raw_parts_mut(base, n * 64) };

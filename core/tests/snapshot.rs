@@ -355,7 +355,11 @@ fn snapshots_carry_the_metadata_index_and_older_versions_rebuild_it() {
         let mut d = Collection::from_bytes(&v3).unwrap();
         assert_same_filters(&c, &d, dim, what);
         assert!(d.count(Some(&Filter::parse(FILTERS[1]).unwrap())) > 0);
-        assert_eq!(d.to_bytes_stream().unwrap(), v3, "{what}: the same bytes again");
+        assert_eq!(
+            d.to_bytes_stream().unwrap(),
+            v3,
+            "{what}: the same bytes again"
+        );
         // the installed index keeps being maintained
         for x in [&mut c, &mut d] {
             x.add(

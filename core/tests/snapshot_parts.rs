@@ -139,12 +139,20 @@ fn version_5_round_trips_in_place_and_writes_again_the_same_bytes() {
     let mut d = Collection::from_bytes(&bytes).unwrap();
     let s = d.stats();
     assert_eq!((s.sealed_segments, s.mutable_records), (1, 0));
-    assert_eq!(s.mode, c.stats().mode, "the loaded parts report their index's mode");
+    assert_eq!(
+        s.mode,
+        c.stats().mode,
+        "the loaded parts report their index's mode"
+    );
     assert!(d.has_index());
     same_answers(&c, &d, true, "loaded");
     assert_eq!(d.seq_of(&id(12)), c.seq_of(&id(12)));
     assert_eq!(d.get(&id(3)).unwrap(), c.get(&id(3)).unwrap());
-    assert_eq!(d.to_bytes().unwrap(), bytes, "a snapshot of a loaded snapshot");
+    assert_eq!(
+        d.to_bytes().unwrap(),
+        bytes,
+        "a snapshot of a loaded snapshot"
+    );
     // the record stream of the same collection still loads, and answers the same
     let v3 = c.to_bytes_stream().unwrap();
     assert_eq!(le_u32(&v3, 8), 3);
@@ -163,15 +171,15 @@ fn a_loaded_collection_takes_writes_and_index_operations() {
             Some(vec![Some(r#"{"g":3}"#.into()); 100]),
         )
         .unwrap();
-        x.upsert(
-            (0..40u64).map(id).collect(),
-            &seeded(40, DIM, 8),
-            None,
-        )
-        .unwrap();
+        x.upsert((0..40u64).map(id).collect(), &seeded(40, DIM, 8), None)
+            .unwrap();
         assert_eq!(x.delete(&[id(41), id(42), id(5001), id(999_999)]), 3);
     }
-    assert_eq!(d.stats().tombstones, 42, "40 upserted and 2 deleted loaded rows");
+    assert_eq!(
+        d.stats().tombstones,
+        42,
+        "40 upserted and 2 deleted loaded rows"
+    );
     same_answers(&c, &d, false, "after writes");
     // a snapshot of the loaded, written collection: the part with its tombstones, the records
     let again = d.to_bytes().unwrap();
@@ -221,7 +229,7 @@ fn damaged_version_5_snapshots_fail_with_hv_corrupt() {
     c.delete(&[id(4)]);
     let mut d = Collection::from_bytes(&c.to_bytes().unwrap()).unwrap();
     d.delete(&[id(6)]);
-    d.add(vec![id(9999)], &seeded(1, DIM, 1), None).unwrap();
+    d.add(vec![id(10_000)], &seeded(1, DIM, 1), None).unwrap();
     let good = d.to_bytes().unwrap();
     assert!(Collection::from_bytes(&good).is_ok());
     for cut in [0, 12, 64, 100, good.len() / 2, good.len() - 1] {
@@ -299,7 +307,7 @@ fn damaged_version_5_snapshots_fail_with_hv_corrupt() {
     let (rec, rlen) = part(&good, 1);
     let mut b = good.clone();
     let mut stream = b[rec..rec + rlen - 4].to_vec();
-    // the stream's first record: kind at 32, then the id (an integer: 9999 → 0)
+    // the stream's first record: kind at 32, then the id (an integer: 10000 → 0)
     assert_eq!(stream[32], 1);
     stream[33..41].copy_from_slice(&0u64.to_le_bytes());
     let crc = crc32fast::hash(&stream);

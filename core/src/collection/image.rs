@@ -19,10 +19,6 @@ use crate::region::{AlignedBuf, Backing, SubBacking};
 use crate::rowdata::Precision;
 use crate::segment::{Segment, SegmentRows};
 use crate::snapshot::{self, PartBytes, PartKind, PartOut};
-use crate::types::VectorId;
-
-/// A record moved out of a sealed part: id, seq, vector, metadata.
-type Moved = (VectorId, u64, Vec<f32>, Option<String>);
 
 impl Collection {
     /// Whether [`Collection::to_bytes`] writes format version 5: `f32` rows and either sealed
@@ -134,9 +130,7 @@ impl Collection {
                     col.attach_image(Arc::new(sub), &tombs)
                         .map_err(|e| corrupt(i, e))?;
                 }
-                PartKind::Records => col
-                    .restore_stream(sub.bytes())
-                    .map_err(|e| corrupt(i, e))?,
+                PartKind::Records => col.restore_stream(sub.bytes()).map_err(|e| corrupt(i, e))?,
             }
         }
         if col.len() as u64 != head.count {
@@ -166,7 +160,9 @@ impl Collection {
     fn attach_image(&mut self, image: Arc<dyn Backing>, tombs: &[u32]) -> Result<()> {
         let b = image.bytes();
         if b.len() < crate::segment::HEADER_LEN {
-            return Err(Error::Corrupt("a segment image shorter than its header".into()));
+            return Err(Error::Corrupt(
+                "a segment image shorter than its header".into(),
+            ));
         }
         let mut g = [0u8; 8];
         g.copy_from_slice(&b[64..72]);
@@ -287,45 +283,36 @@ impl Collection {
         let keep_index = self.segments.parts.len() == 1
             && self.segments.parts[0].n_deleted == 0
             && self.mutable.rows.len() == 0;
-        let index = if keep_index {
-            Some(owned_index(&self.segments.parts[0].seg, self.metric())?)
-        } else {
-            None
-        };
-        let mut moved: Vec<Moved> = Vec::with_capacity(self.len());
+        // a new collection first, swapped in only when complete: a failure changes nothing
+        let mut fresh =
+            Collection::new(dim, self.metric()).map_err(|e| Error::Internal(e.to_string()))?;
         for p in &self.segments.parts {
             for row in (0..p.seg.len() as u32).filter(|&r| p.is_live(r)) {
-                moved.push((
+                fresh.restore_row(
                     p.seg.id(row)?,
                     p.seg.seq(row),
-                    p.seg.vector(row).to_vec(),
+                    p.seg.vector(row),
                     p.seg.metadata(row)?,
-                ));
+                )?;
             }
         }
-        let old = std::mem::replace(
-            self,
-            Collection::new(dim, self.metric()).map_err(|e| Error::Internal(e.to_string()))?,
-        );
-        let next_seq = old.mutable.rows.next_seq;
-        let rows = &old.mutable.rows;
-        for r in old.mutable.live_rows() {
-            moved.push((
+        let rows = &self.mutable.rows;
+        for r in self.mutable.live_rows() {
+            fresh.restore_row(
                 rows.ids[r].clone(),
                 rows.seqs[r],
-                rows.vector(r).into_owned(),
+                &rows.vector(r),
                 rows.metadata[r].clone(),
-            ));
+            )?;
         }
-        self.filter_counts = old.filter_counts;
-        self.version = old.version + 1;
-        for (id, seq, v, meta) in moved {
-            self.restore_row(id, seq, &v, meta)?;
+        fresh.mutable.rows.note_seq(rows.next_seq.saturating_sub(1));
+        if keep_index {
+            let ix = owned_index(&self.segments.parts[0].seg, self.metric())?;
+            fresh.install_loaded(Ok(ix))?;
         }
-        self.mutable.rows.note_seq(next_seq.saturating_sub(1));
-        if let Some(ix) = index {
-            self.install_loaded(Ok(ix))?;
-        }
+        fresh.filter_counts = std::mem::take(&mut self.filter_counts);
+        fresh.version = self.version + fresh.version + 1;
+        *self = fresh;
         Ok(())
     }
 }

@@ -88,8 +88,9 @@ pub struct Stats {
     /// Name of the distance kernel set in use (e.g. `"avx2-fma-f16c"`, `"wasm-simd128"`).
     pub kernel: &'static str,
     /// The search code path: `"exact"` (flat scan) or the index's, e.g. `"vamana-rabitq4"`;
-    /// with sealed segments, `"segmented-<mode>"` where `<mode>` is the first sealed segment's
-    /// index mode (e.g. `"segmented-vamana-rabitq4"`).
+    /// with sealed segments of a durable collection, `"segmented-<mode>"` where `<mode>` is the
+    /// first sealed segment's index mode (e.g. `"segmented-vamana-rabitq4"`); an in-memory
+    /// collection loaded from a version-5 snapshot reports its first part's mode, unprefixed.
     pub mode: String,
     /// How the vector rows are stored (`f32`, or `f16`: 2 bytes per value).
     pub vectors: Precision,

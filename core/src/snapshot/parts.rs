@@ -188,6 +188,9 @@ pub fn write_parts(
         .iter()
         .map(|p| p.bytes.estimate() + ALIGN + 4 * p.tombstones.len() + 4)
         .sum();
+    // a segment written here allocates its id, metadata and adjacency columns besides the
+    // output (wasm: at the heap's ceiling this is HV_OUT_OF_MEMORY, not an abort)
+    crate::mem::ensure_headroom(|| 2 * body, "toBytes")?;
     let mut out: Vec<u8> = Vec::new();
     out.try_reserve_exact(table_end + ALIGN + body + TRAILER)
         .map_err(|_| Error::OutOfMemory("snapshot buffer".into()))?;
@@ -296,9 +299,7 @@ pub fn read_parts(bytes: &[u8]) -> Result<PartsHeader> {
             tomb_offset: le_u64(body, e + 24),
         };
         let end = p.offset.checked_add(p.len);
-        let tomb_end = p
-            .tomb_offset
-            .checked_add(4 * u64::from(p.tombstones));
+        let tomb_end = p.tomb_offset.checked_add(4 * u64::from(p.tombstones));
         let inside = |start: u64, end: Option<u64>| {
             start >= table_end && end.is_some_and(|x| x <= body_len as u64)
         };
@@ -308,7 +309,9 @@ pub fn read_parts(bytes: &[u8]) -> Result<PartsHeader> {
             || !p.tomb_offset.is_multiple_of(4)
             || (kind == PartKind::Records && p.tombstones != 0)
         {
-            return Err(corrupt(format!("part {i} lies outside the snapshot or is misplaced")));
+            return Err(corrupt(format!(
+                "part {i} lies outside the snapshot or is misplaced"
+            )));
         }
         // parts come in file order and do not overlap
         if let Some(prev) = parts.last() {
