@@ -96,8 +96,9 @@ async function child(job) {
   open = performance.now() - t0;
   search = () => col.searchSync(query, { k: 10, ef: 64 }).map((h) => h.id);
   close = () => col.close();
+  const mode = col.stats().mode;
   const out = await measure(rss0, open, search, close, gc);
-  return { ...out, mode: col.stats?.().mode, backend: hv.backend, kernel: hv.kernel };
+  return { ...out, mode, backend: hv.backend, kernel: hv.kernel };
 }
 
 async function measure(rss0, open, search, close, gc) {
