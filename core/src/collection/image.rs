@@ -175,7 +175,8 @@ impl Collection {
         {
             return Err(Error::Corrupt(format!("segment {generation} twice")));
         }
-        let seg = Segment::from_backing(image, (generation, self.dim(), self.metric()))?;
+        // the snapshot's checksum covered the image: its section CRC-32s are not computed again
+        let seg = Segment::from_checked_image(image, (generation, self.dim(), self.metric()))?;
         seg.index()
             .graph()
             .validate()
