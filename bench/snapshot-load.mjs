@@ -37,6 +37,12 @@ const { values } = parseArgs({
 });
 
 const rssBytes = () => process.memoryUsage().rss;
+/** Collects garbage and lets the frees land (large buffers are given back after the collection). */
+async function settle() {
+  globalThis.gc();
+  await new Promise((r) => setTimeout(r, 200));
+  globalThis.gc();
+}
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
@@ -64,14 +70,12 @@ async function child(job) {
     const { base } = loadDataset('minilm384');
     const data = base.data.subarray(0, n * dim);
     const ids = Array.from({ length: n }, (_, i) => i);
-    gc();
+    await settle();
     const rss0 = rssBytes();
     const col = hv.Collection.create({ dim, metric: 'cosine' });
     await col.add(ids, data);
     await col.buildIndex({ seed: 1 });
-    gc();
-    await new Promise((r) => setTimeout(r, 200));
-    gc();
+    await settle();
     const s = col.stats();
     const rss = rssBytes();
     // the input stays alive until after the reading (else its collection would count as a saving)
@@ -80,7 +84,7 @@ async function child(job) {
   if (METHODS[method].engine === 'hnswlib') {
     const lib = (await import('hnswlib-node')).default;
     const qa = Array.from(query);
-    gc();
+    await settle();
     const rss0 = rssBytes();
     const t0 = performance.now();
     const index = new lib.HierarchicalNSW('cosine', dim);
@@ -93,7 +97,7 @@ async function child(job) {
   const hv = METHODS[method].backend === 'native' ? await import('horosvec') : await import('horosvec/wasm');
   // the wasm instance is made on first use: before the baseline
   (await hv.Collection.create({ dim: 1 })).close();
-  gc();
+  await settle();
   const rss0 = rssBytes();
   const t0 = performance.now();
   let call = t0;
@@ -123,10 +127,8 @@ async function measure(rss0, open, search, close, gc) {
   const t2 = performance.now();
   search();
   const second = performance.now() - t2;
-  // garbage (a JS copy of the bytes) is given back once collected: collect, let the frees land
-  gc();
-  await new Promise((r) => setTimeout(r, 200));
-  gc();
+  // garbage (a JS copy of the bytes) is given back once collected
+  await settle();
   const rss = rssBytes();
   await close();
   return { open_ms: open, first_query_ms: first, second_query_ms: second, rss0, rss_open: rssOpen, rss, top10: ids.map(Number) };
