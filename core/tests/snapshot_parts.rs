@@ -16,7 +16,7 @@ use horosvec_core::{
 const DIM: usize = 16;
 
 fn id(i: u64) -> VectorId {
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         VectorId::Int(i)
     } else {
         VectorId::Str(format!("s{i}"))
@@ -27,7 +27,7 @@ fn id(i: u64) -> VectorId {
 fn indexed(n: usize) -> Collection {
     let mut c = Collection::new(DIM, Metric::Cosine).unwrap();
     let meta = (0..n)
-        .map(|i| (i % 3 == 0).then(|| format!(r#"{{"g":{},"i":{i}}}"#, i % 5)))
+        .map(|i| (i.is_multiple_of(3)).then(|| format!(r#"{{"g":{},"i":{i}}}"#, i % 5)))
         .collect();
     c.add(
         (0..n as u64).map(id).collect(),

@@ -37,7 +37,7 @@ impl Collection {
     ///
     /// # Errors
     /// `HV_OUT_OF_MEMORY`, `HV_INTERNAL`.
-    pub(super) fn to_bytes_parts(&mut self) -> Result<Vec<u8>> {
+    pub(super) fn snapshot_parts(&mut self) -> Result<Vec<u8>> {
         if !self.mutable.deferred {
             self.consolidate()?; // a no-op without tombstones
         }
@@ -197,7 +197,7 @@ impl Collection {
             )));
         }
         let part = SealedPart::new(Arc::new(seg), tombs);
-        if self.len() > 0 {
+        if !self.is_empty() {
             for row in (0..part.seg.len() as u32).filter(|&r| part.is_live(r)) {
                 if self.contains(&part.seg.id(row)?) {
                     return Err(Error::Corrupt(format!(

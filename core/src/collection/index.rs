@@ -182,7 +182,7 @@ impl Collection {
     /// `HV_OUT_OF_MEMORY`, `HV_INTERNAL`.
     pub fn to_bytes(&mut self) -> Result<Vec<u8>> {
         if self.writes_parts() {
-            return self.to_bytes_parts();
+            return self.snapshot_parts();
         }
         self.to_bytes_stream()
     }
