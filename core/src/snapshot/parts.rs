@@ -6,7 +6,7 @@
 //!
 //! The whole snapshot is checked by one xxh3-64 hash ([`checksum`]): CRC-32 is fast natively
 //! (carry-less multiply) but has no such instruction in wasm, where xxh3 runs several times
-//! faster (figures: `bench/snapshot-load.mjs`).
+//! faster (figures: `bench/checksum.mjs`, `bench-results/checksum/`).
 
 use super::{metric_from, MAGIC};
 use crate::ann::AnnIndex;
