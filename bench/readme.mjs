@@ -35,6 +35,7 @@ const WRITERS = {
   'single-writes': 'node bench/single-writes.mjs >> bench-results/single-writes/<rev>.jsonl',
   'segments-open': 'node bench/segments.mjs --phase open',
   'snapshot-load': 'node bench/snapshot-load.mjs',
+  checksum: 'node bench/checksum.mjs >> bench-results/checksum/<rev>.jsonl',
   'page-open': 'node bench/page-open.mjs [--runs 10] [--repeat]',
   adapters: 'node bench/adapters.mjs [--backend wasm]',
   follow: 'node bench/follow.mjs >> bench-results/follow/<rev>.jsonl',
@@ -302,17 +303,54 @@ for (const { f, rs } of oneTable('segments-mixed')) {
   out.push('Rows: 14ef63c scanned the mutable segment exactly; the 0b12b2c run (binary built at 764d02f) had its interim index; 5ca6f39 and later also walk the smaller segment with ef·√(10k/90k). The mutable segment\'s search costs about the same whatever the sealed segment\'s size, so the ratio grows with it: the 400k row (4be41ae) is 390,000 sealed + 10,000 mutable, the 1M row (711a8f3) 990,000 sealed + 10,000 mutable. At 1M the mixed layout is even ahead (1.06× at ef 64, 1.21× at equal recall): the one 1M segment made by compacting 990k + 10k is both slower and less accurate at ef 64 (5,730 QPS, recall 0.856) than the 990k segment plus the 10k walk (6,098 QPS, 0.882). That is a difference between the two graphs, not measured further (a single run). Single runs: the fully sealed baseline itself moved between 8,769 and 10,387 QPS at ef 64 from run to run on this shared machine, so compare ratios of the same run only. Equal recall: the mixed curve interpolated (log QPS, linear in recall) at the fully sealed layout\'s recall at ef 64.');
   out.push('');
 }
-for (const { f, rs } of oneTable('snapshot-load')) {
+for (const { f, rs: all } of oneTable('snapshot-load')) {
   out.push(`## Loading a snapshot: ${f}`);
   out.push('');
-  out.push(
-    `Command: \`node bench/snapshot-load.mjs >> bench-results/snapshot-load/<rev>.jsonl\`: minilm384 (cosine) indexed in memory, \`toBytes()\` (format version 2, RaBitQ codes stored), then \`Collection.fromBytes\` of those bytes and of the same snapshot rewritten as version 1 (codes section removed, so the loader re-encodes every vector), on the native addon and the wasm build. Median of the runs.`,
-  );
+  const old = all.filter((r) => r.native_v2_ms !== undefined);
+  const rs = all.filter((r) => r.method !== undefined && r.method !== 'built-in-place');
+  const built = all.filter((r) => r.method === 'built-in-place');
+  if (rs.length) {
+    out.push(
+      `Command: \`node bench/snapshot-load.mjs --opens 5 --built >> bench-results/snapshot-load/<rev>.jsonl\`: minilm384 (cosine) indexed once by each engine (horosvec: default build, \`toBytes()\`, format version 5; hnswlib: M 16, efC 200), the files cached in target/snapshot-load/; then, round after round, each method opens its file in a fresh process (warm page cache) and searches once (k 10, ef 64). Medians; "× hnswlib" is hnswlib's median open time over the method's, measured in the same run; RSS growth after the open and a gc() (and again after 200 ms), per vector; "fromBytes call ms" is the \`fromBytes\` call alone, without the JS read and copy of the file that the method's open time includes. Load average in each record.`,
+    );
+    out.push('');
+    out.push(
+      ...table(
+        ['rev', 'n', 'method', 'open ms', '× hnswlib', 'fromBytes call ms', '1st query ms', 'RSS MB', 'RSS B/vec', 'top-10 = native', 'load avg'],
+        rs.map((r) => [revOf(r), r.n, r.method, r.open_ms, r.ratio_open_vs_hnswlib, r.method.endsWith('fromBytes') ? r.call_ms : '', r.first_query_ms, r.rss_delta_mb, r.rss_bytes_per_vector, r.top10_equal_to_native ?? '', (r.load_avg ?? []).join(' ')]),
+      ),
+    );
+    out.push('');
+  }
+  if (built.length) {
+    out.push('Built in place, for comparison (the same collection made with `Collection.create`, `add`, `buildIndex`; RSS growth after gc(), and what `stats()` counts: rows plus walk data):');
+    out.push('');
+    out.push(...table(['rev', 'n', 'RSS B/vec', 'stats B/vec'], built.map((r) => [revOf(r), r.n, r.rss_bytes_per_vector, r.stats_bytes_per_vector])));
+    out.push('');
+  }
+  if (old.length) {
+    out.push(
+      `Earlier records (format versions 1 and 2): \`node bench/snapshot-load.mjs\` as it was then: minilm384 (cosine) indexed in memory, \`toBytes()\` (format version 2, RaBitQ codes stored), then \`Collection.fromBytes\` of those bytes and of the same snapshot rewritten as version 1 (codes section removed, so the loader re-encodes every vector), on the native addon and the wasm build. Median of the runs.`,
+    );
+    out.push('');
+    out.push(
+      ...table(
+        ['rev', 'n', 'mode', 'native v2 ms', 'native v1 ms', 'wasm v2 ms', 'wasm v1 ms', 'v2 / v1 bytes', 'v2 top-10 = saved'],
+        old.map((r) => [revOf(r), r.n, r.mode, r.native_v2_ms, r.native_v1_ms, r.wasm_v2_ms, r.wasm_v1_ms, fmt(r.bytes_v2 / r.bytes_v1, 3), r.v2_top10_equal_to_saved]),
+      ),
+    );
+    out.push('');
+  }
+}
+for (const { f, rs } of oneTable('checksum')) {
+  out.push(`## Snapshot checksums: ${f}`);
+  out.push('');
+  out.push('Command: `node bench/checksum.mjs >> bench-results/checksum/<rev>.jsonl`: CRC-32 (crc32fast) and xxh3-64 (xxhash-rust) over the same pseudo-random bytes, natively and in the wasm build under Node (bytes already in wasm memory). Medians.');
   out.push('');
   out.push(
     ...table(
-      ['rev', 'n', 'mode', 'native v2 ms', 'native v1 ms', 'wasm v2 ms', 'wasm v1 ms', 'v2 / v1 bytes', 'v2 top-10 = saved'],
-      rs.map((r) => [revOf(r), r.n, r.mode, r.native_v2_ms, r.native_v1_ms, r.wasm_v2_ms, r.wasm_v1_ms, fmt(r.bytes_v2 / r.bytes_v1, 3), r.v2_top10_equal_to_saved]),
+      ['rev', 'MB', 'native crc32 ms', 'native xxh3 ms', 'wasm crc32 ms', 'wasm xxh3 ms', 'wasm crc32 / xxh3', 'load avg'],
+      rs.map((r) => [revOf(r), Math.round(r.bytes / 2 ** 20), r.native_crc32_ms, r.native_xxh3_ms, r.wasm_crc32_ms, r.wasm_xxh3_ms, r.wasm_crc32_over_xxh3, (r.load_avg ?? []).join(' ')]),
     ),
   );
   out.push('');

@@ -421,8 +421,10 @@ export interface CollectionStats {
   vectors: 'f32' | 'f16';
   /**
    * Search code path: `'exact'` (flat scan), or the index's: `'vamana-rabitq<bits>'`,
-   * `'vamana-exact'` (l1); `'segmented-vamana-rabitq<bits>'` when sealed segments exist (their
-   * indexes, plus the mutable segment's interim index and exact tail).
+   * `'vamana-exact'` (l1); `'segmented-vamana-rabitq<bits>'` when a durable collection has sealed
+   * segments (their indexes, plus the mutable segment's interim index and exact tail). A
+   * collection loaded from a version-5 snapshot reports its loaded graph's mode, unprefixed
+   * (`sealedSegments` counts its loaded parts).
    */
   mode: string;
   /** Bytes of the stored vectors (rows × dim × 4, or × 2 under `vectors: 'f16'`, tombstoned rows included; rows of sealed segments are memory-mapped files, not heap). */
@@ -544,12 +546,33 @@ export declare class Collection<M = Metadata, I extends Id = Id> {
   /**
    * Loads a snapshot made by `toBytes()` on either backend (Node or wasm) into a new in-memory
    * collection, with its index when the snapshot has one: graph and RaBitQ codes are installed as
-   * stored, nothing is rebuilt (snapshots of format version 1, which had no codes, still load:
-   * their codes are recomputed from the vectors).
-   * @throws `HV_CORRUPT` (bad magic, checksum, truncation, invalid records), `HV_VERSION`
-   * (another snapshot format version), `HV_INVALID_ARGUMENT` (not a Uint8Array).
+   * stored, nothing is rebuilt. A snapshot of format version 5 (any indexed `f32` collection) is
+   * copied once into an aligned buffer (into wasm memory, for the wasm backend) and read in
+   * place: its segment images become the collection's sealed parts, with no per-record work, so
+   * the loaded collection costs about the snapshot's size in memory. The caller's `bytes` are
+   * not kept. Older versions (1–4) are decoded record by record (version 1, which had no codes,
+   * has its codes recomputed from the vectors).
+   *
+   * A loaded version-5 collection takes writes: added records are kept beside the loaded parts
+   * and scanned exactly (no graph) until `buildIndex`, which first moves every record into
+   * memory (as a version-4 load did) and then builds one index over all of them; `importGraph`
+   * and `exportGraph` move the records the same way first.
+   * @throws `HV_CORRUPT` (bad magic, checksum, truncation, invalid records, out-of-range graph
+   * edges, codes that do not match the vectors), `HV_VERSION` (another snapshot format version),
+   * `HV_INVALID_ARGUMENT` (not a Uint8Array), `HV_OUT_OF_MEMORY` (wasm: the heap cannot hold it).
    */
   static fromBytes<M = Metadata, I extends Id = Id>(bytes: Uint8Array): Promise<Collection<M, I>>;
+
+  /**
+   * Loads the snapshot file at `path` (bytes written from `toBytes()`), as `fromBytes` does, but
+   * reads the file straight into the collection's buffer: no JS copy of the bytes (native: read
+   * once into an aligned buffer; the wasm build under Node: read into wasm memory). The file is
+   * not kept open or mapped afterwards: it may be changed or removed. Node.js only.
+   * @throws As `fromBytes`; `HV_IO` (the file cannot be opened or read), `HV_INVALID_ARGUMENT`
+   * (`path` not a non-empty string), `HV_UNSUPPORTED` (browsers: fetch the bytes and use
+   * `fromBytes`).
+   */
+  static fromFile<M = Metadata, I extends Id = Id>(path: string): Promise<Collection<M, I>>;
 
   /** Number of records. @throws `HV_CLOSED` after `close()`. */
   readonly size: number;
@@ -687,11 +710,14 @@ export declare class Collection<M = Metadata, I extends Id = Id> {
   refresh(): Promise<boolean>;
 
   /**
-   * A versioned binary snapshot (format `HVSNAP01` version 3, `docs/format.md`): every record
-   * (id, vector, metadata, insertion order), the metadata index of the records, and the index
-   * (graph and RaBitQ codes) if one is built (tombstones are
-   * consolidated first; a collection with sealed segments is written without a graph).
-   * Loads with `Collection.fromBytes` on either backend.
+   * A versioned binary snapshot (format `HVSNAP01`, `docs/format.md`). An `f32` collection with
+   * an index or with sealed segments writes version 5: each sealed segment as its file's bytes
+   * (with its graph and codes) plus its deleted rows, the index of an in-memory collection as one
+   * more segment image (tombstones consolidated first), and records outside any index as a
+   * record stream; it loads in place. A collection without an index writes version 3 (every
+   * record, the metadata index of the records), an `f16` collection version 4 (half-precision
+   * rows, with its graph and codes). Loads with `Collection.fromBytes` / `fromFile` on either
+   * backend.
    */
   toBytes(): Promise<Uint8Array>;
 

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { makeApi } from './lib/collection.js';
 import { hvError } from './lib/errors.js';
 import { binaryName, explainFailure, granted, hostInfo, hostKey, isTruthy, loadNative, readEnv, truncatedElf, unsupportedMessage } from './lib/platform.js';
+import { readSnapshotFile } from './lib/snapshot-file-node.js';
 import { loadWasm } from './lib/wasm-raw-node.js';
 
 // Server bundles: `createRequire` comes from process.getBuiltinModule, not an import, so webpack
@@ -75,7 +76,7 @@ function load() {
     if (!here || granted({ name: 'read', path: join(dirname(fileURLToPath(here)), 'wasm') })) throw e;
     throw hvError('HV_UNSUPPORTED', 'horosvec cannot load: Deno denied reading its files (run with --allow-ffi for the native addon, or --allow-read for the wasm build)', e);
   }
-  return makeApi(raw, { reason: fallback.reason, unsupported: (what) => unsupportedMessage(what, fallback) });
+  return makeApi(raw, { reason: fallback.reason, unsupported: (what) => unsupportedMessage(what, fallback), readSnapshotFile });
 }
 
 const api = load();

@@ -99,6 +99,8 @@ export declare class WorkerCollection<M = Metadata, I extends Id = Id> {
   static open<M = Metadata, I extends Id = Id>(path: string, options?: OpenOptions): Promise<WorkerCollection<M, I>>;
   /** Like `Collection.fromBytes`; the caller's bytes are copied (never detached). Progress: phase `'decode'`. */
   static fromBytes<M = Metadata, I extends Id = Id>(bytes: Uint8Array, options?: WorkerProgressOptions): Promise<WorkerCollection<M, I>>;
+  /** Like `Collection.fromFile`: the worker reads the file (Node.js; `HV_UNSUPPORTED` in browsers). */
+  static fromFile<M = Metadata, I extends Id = Id>(path: string): Promise<WorkerCollection<M, I>>;
   /** Vector dimension (synchronous). */
   readonly dim: number;
   /** Distance metric (synchronous). */

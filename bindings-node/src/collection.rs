@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use horosvec_core::durable::{DurableCollection, Reply, WriteRequest};
 use horosvec_core::filter::Filter;
 use horosvec_core::store::{Durability, SqliteStore};
+use horosvec_core::AlignedBuf;
 use horosvec_core::{
     args, Collection, Error, IndexParams, Metric, Precision, SearchOptions, WriteKind,
 };
@@ -33,6 +34,17 @@ type Shared = Arc<RwLock<Option<Collection>>>;
 fn bad_interval(ms: f64) -> Error {
     Error::invalid_argument(format!(
         "refreshIntervalMs must be a number of milliseconds in 0..=86400000, got {ms}"
+    ))
+}
+
+/// A loaded collection as a handle.
+fn loaded(c: horosvec_core::Result<Collection>) -> horosvec_core::Result<CoreCollection> {
+    let c = c?;
+    let n = c.len();
+    Ok(CoreCollection::from_parts(
+        Arc::new(RwLock::new(Some(c))),
+        n,
+        None,
     ))
 }
 
@@ -370,18 +382,25 @@ impl CoreCollection {
         Job::new(move || write(&s, |c| c.to_bytes()).map(Buffer::from))
     }
 
-    /// Loads a snapshot (copied on the calling thread) on a worker thread.
+    /// Loads a snapshot on a worker thread: the bytes are copied once, on the calling thread,
+    /// into a 64-byte aligned buffer that a version-5 snapshot is then read from in place.
     #[napi(catch_unwind, ts_return_type = "Promise<CoreCollection>")]
     pub fn from_bytes_async(bytes: Uint8Array) -> AsyncTask<Job<CoreCollection>> {
-        let bytes = bytes.to_vec();
+        let buf = AlignedBuf::try_from_bytes(&bytes);
+        Job::new(move || loaded(Collection::from_backing(Arc::new(buf?))))
+    }
+
+    /// Loads the snapshot file at `path` on a worker thread (read once into an aligned buffer:
+    /// no JS copy of the bytes).
+    #[napi(catch_unwind, ts_return_type = "Promise<CoreCollection>")]
+    pub fn from_file_async(path: String) -> AsyncTask<Job<CoreCollection>> {
         Job::new(move || {
-            let c = Collection::from_bytes(&bytes)?;
-            let n = c.len();
-            Ok(CoreCollection::from_parts(
-                Arc::new(RwLock::new(Some(c))),
-                n,
-                None,
-            ))
+            if path.is_empty() {
+                return Err(Error::invalid_argument(
+                    "path must be a non-empty file path",
+                ));
+            }
+            loaded(Collection::from_file(std::path::Path::new(&path)))
         })
     }
 
@@ -805,6 +824,8 @@ impl CoreCollection {
                 done.store(d, Ordering::Release);
                 total.store(t, Ordering::Release);
             };
+            // a loaded snapshot's sealed parts move into memory first (one graph over all)
+            write(&s, Collection::unseal)?;
             let (ix, version) = read(&s, |c| c.build_index(p, &progress, &cancel))?;
             write(&s, |c| c.install_index(ix, version))
         })

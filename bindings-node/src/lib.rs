@@ -17,6 +17,14 @@ pub fn backend() -> &'static str {
     "native"
 }
 
+/// A snapshot checksum of `bytes` (`crc32`: CRC-32, else xxh3-64), as a number: for
+/// `bench/checksum.mjs`, which times this call (no copy of the bytes is made).
+#[napi(js_name = "hashBench")]
+pub fn hash_bench(bytes: napi::bindgen_prelude::Uint8Array, crc32: bool) -> f64 {
+    let h = horosvec_core::checksum_for_bench(&bytes, crc32);
+    (h & ((1 << 52) - 1)) as f64
+}
+
 /// Name of the distance kernel set picked for this CPU (e.g. `"avx2-fma-f16c"`).
 #[napi]
 pub fn kernel() -> &'static str {

@@ -9,12 +9,15 @@
 //! argument would run before any check, and abort when the heap is full).
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
-use horosvec_core::{args, mem, Collection, Error, IndexParams, Metric, Precision, WriteKind};
+use horosvec_core::{
+    args, mem, AlignedBuf, Collection, Error, IndexParams, Metric, Precision, WriteKind,
+};
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{bytes_in, err, stats_out, u32s_in, Budget};
+use crate::convert::{err, stats_out, u32s_in, Budget};
 use crate::reads::{self, text_in};
 use js_sys::{Float32Array, Uint32Array, Uint8Array};
 
@@ -25,6 +28,11 @@ pub struct CoreCollection {
 }
 
 impl CoreCollection {
+    /// A handle over `col` (a loaded snapshot).
+    pub(crate) fn from_collection(col: Collection) -> CoreCollection {
+        CoreCollection { inner: Some(col) }
+    }
+
     fn col(&self) -> Result<&Collection, JsValue> {
         self.inner.as_ref().ok_or_else(|| err(Error::Closed))
     }
@@ -84,9 +92,16 @@ impl CoreCollection {
     #[wasm_bindgen(js_name = fromBytes)]
     pub fn from_bytes(bytes: &Uint8Array) -> Result<CoreCollection, JsValue> {
         mem::ensure_headroom(|| bytes.length() as usize, "Collection.fromBytes").map_err(err)?;
-        let bytes = bytes_in(bytes).map_err(err)?;
+        // one copy, JS → a 64-byte aligned buffer in wasm memory, which a version-5 snapshot is
+        // then read from in place
+        let buf =
+            AlignedBuf::try_fill(bytes.length() as usize, |dst| Ok(bytes.copy_to_uninit(dst)))
+                .map_err(|e| {
+                    mem::release_reserve();
+                    err(e)
+                })?;
         Ok(CoreCollection {
-            inner: Some(Collection::from_bytes(&bytes).map_err(err)?),
+            inner: Some(Collection::from_backing(Arc::new(buf)).map_err(err)?),
         })
     }
 
@@ -230,6 +245,8 @@ impl CoreCollection {
             }
         };
         let col = self.col_mut()?;
+        // a loaded snapshot's sealed parts move into memory first (one graph over all)
+        col.unseal().map_err(err)?;
         let (ix, version) = col.build_index(p, &report, &cancel).map_err(err)?;
         col.install_index(ix, version).map_err(err)
     }

@@ -301,4 +301,3 @@ macro_rules! typed_in {
 }
 typed_in!(f32s_in, js_sys::Float32Array, f32, 0.0);
 typed_in!(u32s_in, js_sys::Uint32Array, u32, 0);
-typed_in!(bytes_in, js_sys::Uint8Array, u8, 0);

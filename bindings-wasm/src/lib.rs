@@ -14,6 +14,7 @@ mod convert;
 mod durable;
 mod opfs;
 mod reads;
+mod snapshot;
 
 use std::cell::RefCell;
 

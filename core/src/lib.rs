@@ -47,6 +47,7 @@ pub use collection::{
 pub use distance::{kernels, Kernels};
 pub use error::{Error, ErrorCode, Result};
 pub use filter::Filter;
+pub use region::{AlignedBuf, Backing};
 pub use rowdata::Precision;
 pub use types::{Metric, VectorId, MAX_SAFE_INTEGER};
 pub use vector::MIN_COSINE_NORM;
@@ -65,3 +66,15 @@ pub fn parallelism() -> usize {
 
 /// The crate version (also the npm package version).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// A snapshot checksum of `bytes`, for `bench/checksum.mjs` through the bindings' `hashBench`:
+/// CRC-32 (`crc32`: versions 1–4 and segment sections) or xxh3-64 (version 5). Not part of the
+/// API.
+#[doc(hidden)]
+pub fn checksum_for_bench(bytes: &[u8], crc32: bool) -> u64 {
+    if crc32 {
+        u64::from(crc32fast::hash(bytes))
+    } else {
+        snapshot::checksum(bytes)
+    }
+}

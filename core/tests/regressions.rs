@@ -286,7 +286,7 @@ fn a_snapshot_with_a_forged_l_is_corrupt() {
         .build_index(IndexParams::default(), &|_, _| {}, &AtomicBool::new(false))
         .unwrap();
     col.install_index(ix, ver).unwrap();
-    let bytes = col.to_bytes().unwrap();
+    let bytes = col.to_bytes_stream().unwrap(); // the record stream (version 3) carries L here
     let l = IndexParams::default().l as u32;
     let r = IndexParams::default().r as u32;
     // the index section starts with R then L (u32 LE): find R followed by L after the records

@@ -1,5 +1,7 @@
 //! `HVSNAP01` snapshots: round trip with the index, its codes and the metadata index, versions 1
-//! and 2 compatibility, and every damaged form fails with a code.
+//! and 2 compatibility, and every damaged form fails with a code. The record stream (version 3)
+//! is written by `to_bytes_stream` (`to_bytes` writes version 5 for an indexed collection:
+//! `snapshot_parts.rs`).
 
 mod support;
 use support::{build_and_install, seeded};
@@ -153,7 +155,7 @@ fn version_2_stores_the_codes_and_version_1_still_loads() {
     )
     .unwrap();
     let n = n + 50;
-    let v3 = c.to_bytes().unwrap();
+    let v3 = c.to_bytes_stream().unwrap();
     assert_eq!(u32::from_le_bytes(v3[8..12].try_into().unwrap()), 3);
     let v2 = as_version_2(&v3, dim);
     let o = SearchOptions::new(10).unwrap();
@@ -166,7 +168,7 @@ fn version_2_stores_the_codes_and_version_1_still_loads() {
             "the stored codes give the same answers"
         );
     }
-    assert_eq!(d.to_bytes().unwrap(), v3);
+    assert_eq!(d.to_bytes_stream().unwrap(), v3);
 
     // the same snapshot as version 1 (no codes section): loads, codes recomputed
     let (at, _) = codes_section(&v2, n, dim);
@@ -178,7 +180,7 @@ fn version_2_stores_the_codes_and_version_1_still_loads() {
     let hits = e.search(&queries[0], &o).unwrap();
     assert_eq!(hits.len(), 10);
     assert_eq!(
-        u32::from_le_bytes(e.to_bytes().unwrap()[8..12].try_into().unwrap()),
+        u32::from_le_bytes(e.to_bytes_stream().unwrap()[8..12].try_into().unwrap()),
         3,
         "written back as version 3"
     );
@@ -215,7 +217,7 @@ fn version_2_stores_the_codes_and_version_1_still_loads() {
         )
         .unwrap();
     other.install_index(ix, ver).unwrap();
-    let theirs = other.to_bytes().unwrap();
+    let theirs = other.to_bytes_stream().unwrap();
     let (their_at, _) = codes_section(&theirs, n, dim);
     let mut other_seed = body[..at].to_vec();
     other_seed.extend_from_slice(&theirs[their_at..theirs.len() - 4]);
@@ -347,13 +349,17 @@ fn snapshots_carry_the_metadata_index_and_older_versions_rebuild_it() {
     for index in [false, true] {
         let what = if index { "indexed" } else { "flat" };
         let mut c = with_metadata(2300, dim, index);
-        let v3 = c.to_bytes().unwrap();
+        let v3 = c.to_bytes_stream().unwrap();
         assert_eq!(u32::from_le_bytes(v3[8..12].try_into().unwrap()), 3);
         assert_eq!(v3[12] & 2, 2, "the metadata index flag");
         let mut d = Collection::from_bytes(&v3).unwrap();
         assert_same_filters(&c, &d, dim, what);
         assert!(d.count(Some(&Filter::parse(FILTERS[1]).unwrap())) > 0);
-        assert_eq!(d.to_bytes().unwrap(), v3, "{what}: the same bytes again");
+        assert_eq!(
+            d.to_bytes_stream().unwrap(),
+            v3,
+            "{what}: the same bytes again"
+        );
         // the installed index keeps being maintained
         for x in [&mut c, &mut d] {
             x.add(
@@ -373,7 +379,7 @@ fn snapshots_carry_the_metadata_index_and_older_versions_rebuild_it() {
             .unwrap();
 
         // version 2 and version 1 (no metadata index): the index is built from the metadata
-        let v3 = c.to_bytes().unwrap();
+        let v3 = c.to_bytes_stream().unwrap();
         let v2 = as_version_2(&v3, dim);
         let e = Collection::from_bytes(&v2).unwrap();
         assert_same_filters(&c, &e, dim, &format!("{what} v2"));
@@ -386,7 +392,7 @@ fn snapshots_carry_the_metadata_index_and_older_versions_rebuild_it() {
         v1[8..12].copy_from_slice(&1u32.to_le_bytes());
         let mut f = Collection::from_bytes(&with_crc(v1)).unwrap();
         assert_same_filters(&c, &f, dim, &format!("{what} v1"));
-        assert_eq!(f.to_bytes().unwrap()[8..12], 3u32.to_le_bytes());
+        assert_eq!(f.to_bytes_stream().unwrap()[8..12], 3u32.to_le_bytes());
 
         // damaged metadata indexes with a valid checksum: HV_CORRUPT
         let body = &v3[..v3.len() - 4];

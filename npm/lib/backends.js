@@ -28,8 +28,8 @@ import { CallQueue, TicketBook } from './queue.js';
 const isAborted = (signal) => readInput(() => signal?.aborted === true);
 
 /** The adapter for `raw`: native when its collections have the `…Async` methods, else wasm. */
-export function backendFor(raw, unsupported) {
-  return typeof raw.CoreCollection.prototype.addAsync === 'function' ? nativeBackend(raw) : wasmBackend(raw, unsupported);
+export function backendFor(raw, unsupported, readSnapshotFile) {
+  return typeof raw.CoreCollection.prototype.addAsync === 'function' ? nativeBackend(raw) : wasmBackend(raw, unsupported, readSnapshotFile);
 }
 
 // Members both adapters' handles share: the calls that are synchronous on both backends.
@@ -212,6 +212,7 @@ function nativeBackend(raw) {
     assertCanOpen() {},
     create: (dim, metric, vectors) => wrap(raw.CoreCollection.create(dim, metric, vectors)),
     fromBytes: async (bytes) => wrap(await raw.CoreCollection.fromBytesAsync(bytes)),
+    fromFile: async (path) => wrap(await raw.CoreCollection.fromFileAsync(path)),
     open: async (path, dim, metric, durability, readOnly, limits, refreshIntervalMs) =>
       wrap(await raw.CoreCollection.openAsync(path, dim, metric, durability, readOnly, limits, refreshIntervalMs)),
     openOpfs: async () => {
@@ -226,7 +227,9 @@ const browserMessage = (what) => `${what} needs the native backend (Node.js); in
 // A trap of the wasm instance (WebAssembly.RuntimeError; by name too, for one from another realm).
 const isTrap = (e) => (typeof WebAssembly === 'object' && e instanceof WebAssembly.RuntimeError) || (e instanceof Error && e.name === 'RuntimeError');
 
-function wasmBackend(raw, message = browserMessage) {
+// `readSnapshotFile(path, alloc)` (Node: lib/snapshot-file-node.js): reads a file into
+// `alloc(length)`, a raw SnapshotBuffer in wasm memory, and returns it; absent in browsers.
+function wasmBackend(raw, message = browserMessage, readSnapshotFile = undefined) {
   // Runs a call to completion now; its result or HvError as a Promise.
   const invoke = invokeSync;
   const unsupported = () => hvError('HV_UNSUPPORTED', message('Collection.open'));
@@ -497,6 +500,15 @@ function wasmBackend(raw, message = browserMessage) {
     },
     create: (dim, metric, vectors) => new WasmHandle(guardTrap('Collection.create', () => raw.CoreCollection.create(dim, metric, vectors))),
     fromBytes: async (bytes) => new WasmHandle(guardTrap('Collection.fromBytes', () => raw.CoreCollection.fromBytes(bytes))),
+    fromFile: async (path) => {
+      if (readSnapshotFile === undefined) throw hvError('HV_UNSUPPORTED', 'Collection.fromFile reads a file (Node.js); in browsers fetch the snapshot and use Collection.fromBytes');
+      return new WasmHandle(
+        guardTrap('Collection.fromFile', () => {
+          const buf = readSnapshotFile(path, (n) => new raw.SnapshotBuffer(n));
+          return raw.CoreCollection.fromBuffer(buf);
+        }),
+      );
+    },
     open: async () => {
       throw unsupported();
     },

@@ -41,7 +41,7 @@ function hits(raw) {
  * under wasm (the entry point knows why it runs wasm; the default speaks to browsers).
  */
 export function makeApi(raw, info = {}) {
-  const backend = backendFor(raw, info.unsupported);
+  const backend = backendFor(raw, info.unsupported, info.readSnapshotFile);
   const backendReason = info.reason ?? (backend.name === 'native' ? null : 'the browser entry point always uses the wasm build');
 
   class Collection {
@@ -84,6 +84,19 @@ export function makeApi(raw, info = {}) {
       let handle;
       try {
         handle = await backend.fromBytes(bytes);
+      } catch (e) {
+        throw toHvError(e);
+      }
+      return new Collection(handle, CREATE);
+    }
+
+    static async fromFile(path) {
+      if (!readInput(() => typeof path === 'string' && path !== '')) {
+        throw hvError('HV_INVALID_ARGUMENT', 'fromFile needs a non-empty file path (a snapshot written from toBytes())');
+      }
+      let handle;
+      try {
+        handle = await backend.fromFile(path);
       } catch (e) {
         throw toHvError(e);
       }

@@ -153,6 +153,9 @@ export function makeWorkerApi(spawn) {
       const copy = bytes instanceof Uint8Array ? bytes.slice() : bytes;
       return request({ op: 'static', name: 'fromBytes', args: [copy], ...extra }, { transfer: copy instanceof Uint8Array ? [copy.buffer] : [], ...opts }).then(wrap);
     }
+    static fromFile(path) {
+      return request({ op: 'static', name: 'fromFile', args: [path] }).then(wrap);
+    }
     static open(path, options) {
       return request({ op: 'static', name: 'open', args: options === undefined ? [path] : [path, options] }).then(wrap);
     }

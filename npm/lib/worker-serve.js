@@ -1,7 +1,7 @@
 // The worker side of `horosvec/worker`: serves the requests of `worker-client.js` over one
 // message port with the real API (`api`, the entry's exports), so the index runs here, never on
 // the calling thread. Protocol (structured-clone messages):
-//   in:  { id, op: 'static', name, args }     Collection.create/fromBytes/open, openDatabase, info
+//   in:  { id, op: 'static', name, args }     Collection.create/fromBytes/fromFile/open, openDatabase, info
 //        { id, op: 'call', handle, name, args } a method of a collection or database handle
 //        { op: 'cancel', id }                   abort the buildIndex of request `id`
 //   out: { id, ok: true, value }  |  { id, ok: false, code, message }
@@ -74,7 +74,7 @@ export function serve(api, port, { exit } = {}) {
       if (name === 'exit' && exit) return exit();
       if (name === 'openDatabase') return api.openDatabase(...args);
       if (name === 'fromBytes') return stepped(msg, 'decode', args[0]?.byteLength ?? 0, () => api.Collection.fromBytes(...args));
-      if (name === 'create' || name === 'open') return api.Collection[name](...args);
+      if (name === 'create' || name === 'open' || name === 'fromFile') return api.Collection[name](...args);
       throw api.HorosvecError ? new api.HorosvecError('HV_INVALID_ARGUMENT', `unknown worker request ${name}`) : new Error(name);
     }
     const target = handles.get(msg.handle);

@@ -65,6 +65,7 @@ impl Collection {
         entry: Option<u32>,
         params: IndexParams,
     ) -> Result<ImportReport> {
+        self.unseal()?; // a loaded snapshot's parts (in memory) move into the mutable segment
         self.no_sealed("importGraph")?;
         self.consolidate()?; // a no-op without tombstones
         let order = self.node_order();
@@ -155,6 +156,7 @@ impl Collection {
     /// # Errors
     /// `HV_INVALID_ARGUMENT` when there is no index.
     pub fn export_graph(&mut self) -> Result<ExportedGraph> {
+        self.unseal()?; // a loaded snapshot's parts (in memory) move into the mutable segment
         self.no_sealed("exportGraph")?;
         self.consolidate()?; // a no-op without tombstones
         let Some(ix) = self.mutable.index.as_ref() else {

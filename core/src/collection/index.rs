@@ -7,8 +7,6 @@ use std::sync::atomic::AtomicBool;
 
 use super::{validate, Collection, CONSOLIDATE_RATIO};
 
-/// A record gathered for a snapshot of a segmented collection: id, seq, vector, metadata.
-type OwnedRecord<'a> = (VectorId, u64, Cow<'a, [f32]>, Option<String>);
 use crate::ann::{AnnIndex, IndexParams};
 use crate::error::{Error, Result};
 use crate::filter::{codec, index::MetaIndex};
@@ -16,6 +14,9 @@ use crate::graph::Graph;
 use crate::quant::RabitqIndex;
 use crate::snapshot::{self, IndexPart, LoadedIndex};
 use crate::types::VectorId;
+
+/// A record gathered for a snapshot of a segmented collection: id, seq, vector, metadata.
+type OwnedRecord<'a> = (VectorId, u64, Cow<'a, [f32]>, Option<String>);
 
 impl Collection {
     /// Drops the index (searches become exact flat scans).
@@ -26,9 +27,10 @@ impl Collection {
         }
     }
 
-    /// True when an approximate index exists.
+    /// True when an approximate index exists: the mutable segment's, or (in memory) the
+    /// graphs of a loaded snapshot's sealed parts.
     pub fn has_index(&self) -> bool {
-        self.mutable.index.is_some()
+        self.mutable.index.is_some() || (!self.mutable.deferred && !self.segments.parts.is_empty())
     }
 
     /// Consolidates when tombstones pass [`CONSOLIDATE_RATIO`] of a full index.
@@ -130,7 +132,7 @@ impl Collection {
 
     /// Installs an index made from loaded parts; a part that does not fit (`HV_INVALID_ARGUMENT`
     /// from the index) is damage in what was loaded: `HV_CORRUPT`.
-    fn install_loaded(&mut self, ix: Result<AnnIndex>) -> Result<()> {
+    pub(super) fn install_loaded(&mut self, ix: Result<AnnIndex>) -> Result<()> {
         let ix = ix.map_err(|e| match e {
             Error::InvalidArgument(m) => Error::Corrupt(m),
             other => other,
@@ -179,6 +181,21 @@ impl Collection {
     /// # Errors
     /// `HV_OUT_OF_MEMORY`, `HV_INTERNAL`.
     pub fn to_bytes(&mut self) -> Result<Vec<u8>> {
+        if self.writes_parts() {
+            return self.snapshot_parts();
+        }
+        self.to_bytes_stream()
+    }
+
+    /// The snapshot as a record stream whatever the collection (format version 3, or 4 for
+    /// `f16` rows: what [`Collection::to_bytes`] wrote before version 5, and still writes for
+    /// collections without an index): every live record and, for a collection without sealed
+    /// segments, the index. A collection with sealed segments is written without an index (the
+    /// segments' graphs cover only their own rows).
+    ///
+    /// # Errors
+    /// `HV_OUT_OF_MEMORY`, `HV_INTERNAL`.
+    pub fn to_bytes_stream(&mut self) -> Result<Vec<u8>> {
         if !self.segments.parts.is_empty() || self.mutable.deferred {
             return self.to_bytes_segmented();
         }
@@ -219,8 +236,7 @@ impl Collection {
     }
 
     /// The snapshot of a collection with sealed segments: every live record, in insertion order,
-    /// without an index (the segments' graphs cover only their own rows; the loader can build
-    /// one over the whole).
+    /// without an index.
     fn to_bytes_segmented(&self) -> Result<Vec<u8>> {
         let rows = &self.mutable.rows;
         let mut recs: Vec<OwnedRecord<'_>> = Vec::with_capacity(self.len());
@@ -233,15 +249,13 @@ impl Collection {
             ));
         }
         for part in &self.segments.parts {
-            for row in 0..part.seg.len() as u32 {
-                if part.is_live(row) {
-                    recs.push((
-                        part.seg.id(row)?,
-                        part.seg.seq(row),
-                        Cow::Borrowed(part.seg.vector(row)),
-                        part.seg.metadata(row)?,
-                    ));
-                }
+            for row in (0..part.seg.len() as u32).filter(|&r| part.is_live(r)) {
+                recs.push((
+                    part.seg.id(row)?,
+                    part.seg.seq(row),
+                    Cow::Borrowed(part.seg.vector(row)),
+                    part.seg.metadata(row)?,
+                ));
             }
         }
         recs.sort_unstable_by_key(|r| r.1);
@@ -249,19 +263,43 @@ impl Collection {
         let records = recs
             .iter()
             .map(|(id, seq, v, m)| (id, *seq, Cow::Borrowed(&**v), m.as_deref()));
+        let (dim, metric, precision) = (rows.dim, rows.metric, rows.precision());
+        snapshot::write(dim, metric, precision, recs.len(), records, &meta, None)
+    }
+
+    /// The live records of the mutable segment, in insertion order, as a version-3 stream
+    /// without an index (a durable collection's mutable records; the records part of a
+    /// version-5 snapshot).
+    pub(super) fn mutable_records_stream(&self) -> Result<Vec<u8>> {
+        let rows = &self.mutable.rows;
+        let mut live = self.mutable.live_rows();
+        live.sort_unstable_by_key(|&r| rows.seqs[r]);
+        let meta = codec::to_vec(&MetaIndex::build(
+            live.iter().map(|&r| rows.metadata[r].as_deref()),
+        ));
+        let records = live.iter().map(|&r| {
+            (
+                &rows.ids[r],
+                rows.seqs[r],
+                rows.vector(r),
+                rows.metadata[r].as_deref(),
+            )
+        });
         snapshot::write(
             rows.dim,
             rows.metric,
             rows.precision(),
-            recs.len(),
+            live.len(),
             records,
             &meta,
             None,
         )
     }
 
-    /// Loads a snapshot made by [`Collection::to_bytes`] (on either backend): the codec decodes
-    /// the header, each record (restored as [`Collection::restore_row`] does, in order), the
+    /// Loads a snapshot made by [`Collection::to_bytes`] (on either backend). Version 5 is
+    /// copied once into a 64-byte aligned buffer and read in place
+    /// ([`Collection::from_backing`]). A record stream (versions 1–4): the codec decodes the
+    /// header, each record (restored as [`Collection::restore_row`] does, in order), the
     /// metadata index (version 3: installed instead of being built from the records' metadata,
     /// after checking that it covers exactly the records) and then the index parts, which are
     /// installed last.
@@ -269,6 +307,10 @@ impl Collection {
     /// # Errors
     /// `HV_CORRUPT`, `HV_VERSION`, `HV_OUT_OF_MEMORY` (see `crate::snapshot::Decoder`).
     pub fn from_bytes(bytes: &[u8]) -> Result<Collection> {
+        if snapshot::version_of(bytes) == Some(snapshot::VERSION_PARTS) {
+            let buf = crate::region::AlignedBuf::try_from_bytes(bytes)?;
+            return Collection::from_backing(std::sync::Arc::new(buf));
+        }
         let mut dec = snapshot::Decoder::new(bytes)?;
         let (dim, metric) = dec.shape();
         let mut col = Collection::with_precision(dim, metric, dec.precision())

@@ -10,6 +10,7 @@
 
 mod filtered;
 mod graph_io;
+mod image;
 mod index;
 mod input;
 mod mutable;
@@ -87,8 +88,9 @@ pub struct Stats {
     /// Name of the distance kernel set in use (e.g. `"avx2-fma-f16c"`, `"wasm-simd128"`).
     pub kernel: &'static str,
     /// The search code path: `"exact"` (flat scan) or the index's, e.g. `"vamana-rabitq4"`;
-    /// with sealed segments, `"segmented-<mode>"` where `<mode>` is the first sealed segment's
-    /// index mode (e.g. `"segmented-vamana-rabitq4"`).
+    /// with sealed segments of a durable collection, `"segmented-<mode>"` where `<mode>` is the
+    /// first sealed segment's index mode (e.g. `"segmented-vamana-rabitq4"`); an in-memory
+    /// collection loaded from a version-5 snapshot reports its first part's mode, unprefixed.
     pub mode: String,
     /// How the vector rows are stored (`f32`, or `f16`: 2 bytes per value).
     pub vectors: Precision,
@@ -215,6 +217,8 @@ impl Collection {
             metric: self.metric(),
             kernel: self.kernels().name,
             mode: match (self.segments.parts.first(), index) {
+                // a loaded snapshot's parts (in memory): the mode of their index
+                (Some(p), _) if !self.mutable.deferred => p.seg.index().mode(),
                 (Some(p), _) => format!("segmented-{}", p.seg.index().mode()),
                 (None, Some(ix)) => ix.mode(),
                 (None, None) => "exact".to_string(),
@@ -353,6 +357,7 @@ impl Collection {
     /// [`mutable`]).
     pub(crate) fn set_deferred_index(&mut self, on: bool) {
         self.mutable.deferred = on;
+        self.segments.journaling = on;
     }
 
     /// Live records of the mutable segment its (interim) index covers.

@@ -119,6 +119,9 @@ impl Collection {
             .into_iter()
             .collect();
         }
+        if self.merged() && opts.exact == Some(true) && !self.mutable.deferred {
+            return self.exact_batch_merged(&prepared, nq, k, opts);
+        }
         if self.merged() {
             return map_pool(&numbers, |&j| {
                 self.search_all(&queries[rows(j)], &prepared[rows(j)], k, opts)
@@ -138,6 +141,43 @@ impl Collection {
         };
         all.into_iter()
             .map(|h| self.hits(h.into_iter().map(|h| (h, MUTABLE)).collect(), opts))
+            .collect()
+    }
+
+    /// Exact batch search of an in-memory collection with sealed parts (a loaded snapshot):
+    /// each part scanned once per chunk of queries, as the mutable segment alone is
+    /// (`flat::search_batch`, so distances are those of that scan), then merged per query.
+    fn exact_batch_merged(
+        &self,
+        prepared: &[f32],
+        nq: usize,
+        k: usize,
+        opts: &SearchOptions,
+    ) -> Result<Vec<Vec<SearchHit>>> {
+        let mut per_query: Vec<Vec<(Hit, usize)>> = vec![Vec::new(); nq];
+        let mut add = |hits: Vec<Vec<Hit>>, p: usize| {
+            for (all, hs) in per_query.iter_mut().zip(hits) {
+                all.extend(hs.into_iter().map(|h| (h, p)));
+            }
+        };
+        if self.mutable.rows.live() > 0 {
+            add(
+                flat::search_batch(&self.mutable.view(), prepared, k),
+                MUTABLE,
+            );
+        }
+        for (p, part) in self.segments.parts.iter().enumerate() {
+            if part.live() > 0 {
+                let view = part.seg.view(&part.deleted, self.kernels());
+                add(flat::search_batch(&view, prepared, k), p);
+            }
+        }
+        per_query
+            .into_iter()
+            .map(|mut all| {
+                keep_best(&mut all, k);
+                self.hits(all, opts)
+            })
             .collect()
     }
 

@@ -86,6 +86,9 @@ pub(crate) struct Segments {
     /// Sealed-row tombstones not yet taken by the store (`take_tombstones`), as
     /// `(generation, row)`.
     journal: Vec<(u64, u32)>,
+    /// Whether tombstones are journalled (durable collections; a loaded snapshot's parts have
+    /// no store to tell).
+    pub(super) journaling: bool,
 }
 
 impl Segments {
@@ -113,7 +116,9 @@ impl Segments {
             return false;
         }
         self.live -= 1;
-        self.journal.push((part.seg.generation(), row));
+        if self.journaling {
+            self.journal.push((part.seg.generation(), row));
+        }
         true
     }
 

@@ -205,6 +205,11 @@ impl Collection {
             }
             return Ok(());
         }
+        if self.mutable.index.is_none() && !self.segments.parts.is_empty() {
+            // beside a loaded snapshot's parts: an index once the records are many
+            self.index_beside_parts();
+            return Ok(());
+        }
         if let Some(mut ix) = self.mutable.index.take() {
             let r = ix.insert_rows(&self.mutable.view(), first_new);
             self.mutable.index = Some(ix);

@@ -44,8 +44,8 @@ mod write;
 
 #[cfg(feature = "durable")]
 pub use file::{
-    open_segment_file, parse_segment_file_name, segment_file_name, sync_dir, write_segment_file,
-    Freshness, SEGMENT_SUFFIX, TEMP_SUFFIX,
+    open_segment_file, parse_segment_file_name, read_aligned, segment_file_name, sync_dir,
+    write_segment_file, Freshness, SEGMENT_SUFFIX, TEMP_SUFFIX,
 };
 pub use layout::{
     FORMAT_VERSION, HEADER_LEN, MAGIC, MAGIC_V1, MIN_FORMAT_VERSION, SECTIONS, SECTIONS_V1,
@@ -91,6 +91,8 @@ pub struct Segment {
     /// The metadata index of every row (tombstones are the collection's business), made on
     /// first use by a filter: decoded from `meta_section`, or built from the metadata.
     meta_index: std::sync::OnceLock<MetaIndex>,
+    /// The whole file (a snapshot copies it verbatim: `crate::snapshot`).
+    image: std::sync::Arc<dyn crate::region::Backing>,
 }
 
 impl std::fmt::Debug for Segment {
@@ -289,6 +291,30 @@ impl Segment {
         let mut ix = MetaIndex::build(texts.iter().map(|t| t.as_deref()));
         ix.truncate(self.n);
         ix
+    }
+
+    /// The bytes of the whole segment file, as read (a snapshot stores them verbatim).
+    pub fn image(&self) -> &[u8] {
+        self.image.bytes()
+    }
+
+    /// Checks that the id order is strictly increasing by encoded id (so every id is stored
+    /// once and [`Segment::find`] finds it): one comparison per row, no decoding. A snapshot's
+    /// segment image is checked so at load (`verify` checks more).
+    ///
+    /// # Errors
+    /// `HV_CORRUPT` naming the first position out of order.
+    pub fn check_id_order(&self) -> Result<()> {
+        let order = self.id_order.as_slice::<u32>();
+        for i in 1..order.len() {
+            if self.id_bytes_of(order[i - 1] as usize) >= self.id_bytes_of(order[i] as usize) {
+                return Err(Error::Corrupt(format!(
+                    "segment {}: id order is not strictly increasing at position {i} (an id twice, or unsorted)",
+                    self.generation
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// The row holding `id`, by binary search over the sorted id order (no map is built at

@@ -40,6 +40,24 @@ impl Segment {
         backing: Arc<dyn Backing>,
         expect: (u64, usize, Metric),
     ) -> Result<Segment> {
+        Segment::read(backing, expect, true)
+    }
+
+    /// [`Segment::from_backing`] (same errors) for a segment image inside a snapshot whose
+    /// checksum covered every byte already (`crate::snapshot`): the small sections' CRC-32s are
+    /// not computed again (crc32fast is slow in wasm); every structure check still runs.
+    pub fn from_checked_image(
+        backing: Arc<dyn Backing>,
+        expect: (u64, usize, Metric),
+    ) -> Result<Segment> {
+        Segment::read(backing, expect, false)
+    }
+
+    fn read(
+        backing: Arc<dyn Backing>,
+        expect: (u64, usize, Metric),
+        crcs: bool,
+    ) -> Result<Segment> {
         let b = backing.bytes();
         if b.len() < HEADER_LEN || &b[..5] != MAGIC_PREFIX {
             return Err(Error::Corrupt(format!(
@@ -164,7 +182,8 @@ impl Segment {
             })
             .collect::<Result<_>>()?;
         for s in 0..SECTIONS {
-            if !BULK.contains(&s)
+            if crcs
+                && !BULK.contains(&s)
                 && s != S_META_INDEX
                 && crc32fast::hash(regions[s].bytes()) != table[s].crc
             {
@@ -262,6 +281,7 @@ impl Segment {
             index,
             meta_section,
             meta_index: std::sync::OnceLock::new(),
+            image: backing,
         })
     }
 

@@ -3,7 +3,7 @@
 
 use super::{
     metric_from, FLAG_F16, FLAG_INDEX, FLAG_META_INDEX, MAGIC, MIN_READ_VERSION, NO_METADATA,
-    VERSION,
+    VERSION, VERSION_F16,
 };
 use crate::ann::IndexParams;
 use crate::error::{Error, Result};
@@ -90,7 +90,7 @@ impl<'a> Decoder<'a> {
             return Err(Error::Corrupt("not a horosvec snapshot (bad magic)".into()));
         }
         let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-        if !(MIN_READ_VERSION..=VERSION).contains(&version) {
+        if !(MIN_READ_VERSION..=VERSION_F16).contains(&version) {
             return Err(Error::Version(format!(
                 "snapshot format version {version}; this build reads {MIN_READ_VERSION} to {VERSION}"
             )));

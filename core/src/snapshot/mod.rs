@@ -1,7 +1,26 @@
 //! Versioned binary snapshots of a collection (`toBytes` / `fromBytes`): the same bytes load in
 //! the native and the wasm build, so an index built natively can be shipped to a browser.
 //!
-//! Layout (all integers little-endian; drawn in `docs/format.md`):
+//! Two layouts share the magic and the version field (all integers little-endian; drawn in
+//! `docs/format.md`). **Version 5** (`parts.rs`), written by every `f32` collection that has an
+//! index or sealed segments, is read in place: its parts are sealed segment images, 64-byte
+//! aligned, so loading copies the bytes once into an aligned buffer (or maps a file) and
+//! installs each image as a sealed segment of the collection, with no per-record work:
+//!
+//! ```text
+//! 0   magic "HVSNAP01" (8) | version u32 = 5 | flags u32 = 0
+//! 16  dim u32 | metric u32 (0 l2, 1 cosine, 2 ip, 3 l1) | count u64 (live records)
+//! 32  parts u32 | zero padding to 64
+//! 64  part table: parts × (kind u32 (1 segment image, 2 records) | tombstones u32 |
+//!       offset u64 | length u64 | tombstone list offset u64)
+//!     parts: each at a multiple of 64 bytes (zero padding between): a segment image is the
+//!       bytes of an `HVSEG002` file (`crate::segment`), followed by its tombstoned rows
+//!       (tombstones × u32); a records part is a version-3 stream (below) without an index
+//! end xxh3-64 of every byte before it: u64
+//! ```
+//!
+//! **Versions 1–4** are a record stream, written by collections without an index (version 3)
+//! and by `f16` collections (version 4: sealed segments hold `f32` rows only):
 //!
 //! ```text
 //! magic "HVSNAP01" (8) | version u32 = 3 (f32 rows) or 4 (f16 rows)
@@ -29,10 +48,13 @@
 //! the records, which loading installs instead of parsing every record's metadata again;
 //! versions 1 and 2 (no metadata index) still load, their index built from the metadata. Version 4
 //! is written only by collections with `vectors: "f16"` (flag bit 2: half-precision rows, loaded
-//! as such); collections of `f32` rows still write version 3. Loading checks the magic, the version
-//! (`HV_VERSION`), the checksum and every length against the bytes left before it allocates
-//! (`HV_CORRUPT`), every record as `restore_row` does, and that the codes match the parameters
-//! and the record count.
+//! as such). Loading a stream checks the magic, the version (`HV_VERSION`), the checksum and
+//! every length against the bytes left before it allocates (`HV_CORRUPT`), every record as
+//! `restore_row` does, and that the codes match the parameters and the record count. Loading
+//! version 5 checks the checksum, every part's range and alignment, each segment image as a
+//! segment open does (header, section bounds and checksums of the small sections), plus every
+//! graph edge, the id order and a sample of the codes: structural checks over the sections,
+//! not per-row decoding.
 
 use crate::ann::IndexParams;
 use crate::error::{Error, Result};
@@ -43,14 +65,20 @@ use crate::types::{Metric, VectorId};
 use std::borrow::Cow;
 
 mod decode;
+mod parts;
 
 pub use decode::{Decoder, LoadedIndex};
+pub use parts::{
+    checksum, read_parts, tombstones, write_parts, PartBytes, PartKind, PartOut, VERSION_PARTS,
+};
 
 /// The 8-byte magic at the start of a snapshot.
 pub const MAGIC: &[u8; 8] = b"HVSNAP01";
-/// The newest snapshot format version this build reads and writes (4: `f16` rows; `f32`
-/// collections write [`VERSION_F32`]).
-pub const VERSION: u32 = 4;
+/// The newest snapshot format version this build reads and writes (5: segment images, see
+/// above; collections without an index write [`VERSION_F32`], `f16` ones [`VERSION_F16`]).
+pub const VERSION: u32 = VERSION_PARTS;
+/// The version of a record stream of `f16` rows.
+pub const VERSION_F16: u32 = 4;
 /// The version written for `f32` rows (unchanged bytes for readers of version 3).
 pub const VERSION_F32: u32 = 3;
 /// The oldest snapshot version this build reads.
@@ -107,7 +135,7 @@ pub fn write<'a>(
     out.try_reserve(64 + count * (dim * value_bytes + 32))
         .map_err(|_| Error::OutOfMemory("snapshot buffer".into()))?;
     out.extend_from_slice(MAGIC);
-    put_u32(&mut out, if half { VERSION } else { VERSION_F32 });
+    put_u32(&mut out, if half { VERSION_F16 } else { VERSION_F32 });
     let flags = FLAG_META_INDEX
         | if index.is_some() { FLAG_INDEX } else { 0 }
         | if half { FLAG_F16 } else { 0 };
@@ -204,6 +232,12 @@ pub fn write<'a>(
     let crc = crc32fast::hash(&out);
     put_u32(&mut out, crc);
     Ok(out)
+}
+
+/// The format version of `bytes` if they start with a snapshot's magic and version field.
+pub fn version_of(bytes: &[u8]) -> Option<u32> {
+    (bytes.len() >= 12 && &bytes[..8] == MAGIC)
+        .then(|| u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]))
 }
 
 fn put_u32(out: &mut Vec<u8>, x: u32) {

@@ -19,6 +19,10 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 
+mod buf;
+
+pub use buf::{AlignedBuf, SubBacking};
+
 /// The bytes of one immutable file. Implementations must return the same bytes, at the same
 /// address, for their whole life (a memory map of a file nobody writes, or a buffer never moved).
 pub trait Backing: Send + Sync + 'static {
@@ -49,49 +53,6 @@ unsafe impl bytemuck::Zeroable for CacheLine {}
 // SAFETY: as above: no padding, every bit pattern of its eight `u64`s is valid, it is `Copy` and
 // holds no pointers.
 unsafe impl bytemuck::Pod for CacheLine {}
-
-/// An owned buffer whose first byte is 64-byte aligned (a memory map is page-aligned; this stands
-/// in for one where a segment file is held as bytes: tests, and the wasm build's durable
-/// collections, whose segment files are read whole).
-pub struct AlignedBuf {
-    lines: Vec<CacheLine>,
-    len: usize,
-}
-
-impl AlignedBuf {
-    /// Copies `bytes` into a fresh 64-byte aligned buffer.
-    ///
-    /// # Panics
-    /// When the allocation fails (tests; [`AlignedBuf::try_from_bytes`] does not).
-    #[cfg(test)]
-    pub fn from_bytes(bytes: &[u8]) -> AlignedBuf {
-        AlignedBuf::try_from_bytes(bytes).expect("allocation")
-    }
-
-    /// Copies `bytes` into a fresh 64-byte aligned buffer.
-    ///
-    /// # Errors
-    /// `HV_OUT_OF_MEMORY`.
-    pub fn try_from_bytes(bytes: &[u8]) -> crate::error::Result<AlignedBuf> {
-        let n = bytes.len().div_ceil(64);
-        let mut lines = Vec::new();
-        lines.try_reserve_exact(n).map_err(|_| {
-            crate::error::Error::OutOfMemory(format!("a segment of {} bytes", bytes.len()))
-        })?;
-        lines.resize(n, CacheLine::ZERO);
-        bytemuck::cast_slice_mut::<CacheLine, u8>(&mut lines)[..bytes.len()].copy_from_slice(bytes);
-        Ok(AlignedBuf {
-            lines,
-            len: bytes.len(),
-        })
-    }
-}
-
-impl Backing for AlignedBuf {
-    fn bytes(&self) -> &[u8] {
-        &bytemuck::cast_slice::<CacheLine, u8>(&self.lines)[..self.len]
-    }
-}
 
 /// Asks the CPU to start loading the cache lines of `data` (e.g. a row or a code record that is
 /// read next). Only a hint: it never faults and changes no program state.

@@ -1,0 +1,86 @@
+//! `SnapshotBuffer`: a 64-byte aligned buffer in wasm memory that JS fills (Node's
+//! `Collection.fromFile` reads the file straight into it, `npm/lib/snapshot-file-node.js`), then
+//! hands to `CoreCollection.fromBuffer`, which reads a version-5 snapshot from it in place: the
+//! bytes cross into wasm memory once, with no JS copy.
+
+use std::sync::Arc;
+
+use horosvec_core::{mem, AlignedBuf, Collection, Error};
+use js_sys::Uint8Array;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::collection::CoreCollection;
+use crate::convert::err;
+
+/// Bytes in wasm memory for a snapshot (raw binding).
+#[wasm_bindgen]
+pub struct SnapshotBuffer {
+    buf: Option<AlignedBuf>,
+}
+
+#[wasm_bindgen]
+impl SnapshotBuffer {
+    /// A zeroed buffer of `len` bytes (an integer); `HV_OUT_OF_MEMORY` when the heap cannot hold
+    /// it, `HV_INVALID_ARGUMENT` for a length that is not a byte count.
+    #[wasm_bindgen(constructor)]
+    pub fn new(len: f64) -> Result<SnapshotBuffer, JsValue> {
+        if !(len >= 0.0 && len.fract() == 0.0 && len <= u32::MAX as f64) {
+            return Err(err(Error::invalid_argument(format!(
+                "a snapshot buffer's length must be a byte count below 4 GiB, got {len}"
+            ))));
+        }
+        let n = len as usize;
+        mem::ensure_headroom(|| n, "Collection.fromFile").map_err(err)?;
+        let buf = AlignedBuf::try_zeroed(n).map_err(|e| {
+            mem::release_reserve();
+            err(e)
+        })?;
+        Ok(SnapshotBuffer { buf: Some(buf) })
+    }
+
+    /// A `Uint8Array` view of the buffer in wasm memory, to be filled at once: it is detached
+    /// as soon as wasm memory grows (any allocation may grow it).
+    pub fn view(&mut self) -> Result<Uint8Array, JsValue> {
+        let buf = self.buf.as_mut().ok_or_else(|| {
+            err(Error::invalid_argument(
+                "the snapshot buffer was used already",
+            ))
+        })?;
+        let bytes = buf.bytes_mut();
+        let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+        Ok(Uint8Array::new_with_byte_offset_and_length(
+            &memory.buffer(),
+            bytes.as_ptr() as u32,
+            bytes.len() as u32,
+        ))
+    }
+}
+
+/// A snapshot checksum of the buffer's bytes (`crc32`: CRC-32, else xxh3-64), as a number:
+/// for `bench/checksum.mjs`, which times this call (the bytes are in wasm memory already).
+#[wasm_bindgen(js_name = hashBench)]
+pub fn hash_bench(buffer: &SnapshotBuffer, crc32: bool) -> Result<f64, JsValue> {
+    let buf = buffer.buf.as_ref().ok_or_else(|| {
+        err(Error::invalid_argument(
+            "the snapshot buffer was used already",
+        ))
+    })?;
+    let h = horosvec_core::checksum_for_bench(horosvec_core::Backing::bytes(buf), crc32);
+    Ok((h & ((1 << 52) - 1)) as f64)
+}
+
+#[wasm_bindgen]
+impl CoreCollection {
+    /// Loads the snapshot held by `buffer` (which it takes: the buffer is empty afterwards).
+    #[wasm_bindgen(js_name = fromBuffer)]
+    pub fn from_buffer(buffer: &mut SnapshotBuffer) -> Result<CoreCollection, JsValue> {
+        let buf = buffer.buf.take().ok_or_else(|| {
+            err(Error::invalid_argument(
+                "the snapshot buffer was used already",
+            ))
+        })?;
+        let col = Collection::from_backing(Arc::new(buf)).map_err(err)?;
+        Ok(CoreCollection::from_collection(col))
+    }
+}
