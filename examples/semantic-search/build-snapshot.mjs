@@ -13,11 +13,11 @@ import { loadSample, SAMPLE_DIR, DIM } from '../lib/sample.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 export const SNAPSHOT = join(here, 'public', 'sample.hvsnap');
 
-export async function buildSnapshot({ force = false } = {}) {
+export async function buildSnapshot({ force = false, vectors = 'f32', out = SNAPSHOT } = {}) {
   const inputs = [fileURLToPath(import.meta.url), join(SAMPLE_DIR, 'base.f16vecs'), join(SAMPLE_DIR, 'texts_base.jsonl.gz')];
-  if (!force && existsSync(SNAPSHOT) && inputs.every((f) => statSync(f).mtimeMs <= statSync(SNAPSHOT).mtimeMs)) return false;
+  if (!force && existsSync(out) && inputs.every((f) => statSync(f).mtimeMs <= statSync(out).mtimeMs)) return false;
   const { docs } = loadSample();
-  const col = Collection.create({ dim: DIM, metric: 'cosine' });
+  const col = Collection.create({ dim: DIM, metric: 'cosine', vectors });
   for (let s = 0; s < docs.length; s += 5000) {
     const part = docs.slice(s, s + 5000);
     const vecs = new Float32Array(part.length * DIM);
@@ -25,10 +25,10 @@ export async function buildSnapshot({ force = false } = {}) {
     await col.add(part.map((_, i) => s + i), vecs, part.map((d) => ({ text: d.text, source: d.source })));
   }
   const bytes = await col.toBytes();
-  mkdirSync(dirname(SNAPSHOT), { recursive: true });
-  writeFileSync(SNAPSHOT + '.part', bytes);
-  renameSync(SNAPSHOT + '.part', SNAPSHOT);
-  console.log(`build-snapshot: ${docs.length} records → ${SNAPSHOT} (${(bytes.length / 1e6).toFixed(1)} MB)`);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out + '.part', bytes);
+  renameSync(out + '.part', out);
+  console.log(`build-snapshot: ${docs.length} records (${vectors} rows) → ${out} (${(bytes.length / 1e6).toFixed(1)} MB)`);
   return true;
 }
 

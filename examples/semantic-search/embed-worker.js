@@ -5,7 +5,7 @@
 // parallel and handed to transformers.js through env.fetch when it asks (it would fetch them one
 // after another, the runtime's wasm last). A text that arrives meanwhile is embedded as soon as the
 // model is ready; with none waiting, the model is warmed with one dummy embedding (an ONNX
-// session's first run is its slowest). The worker's name is the page's `?model=` value ('hub',
+// session's first run is its slowest). The worker's name is the page's query string: its `model` ('hub',
 // 'local' or ''). Times are epoch ms (timeOrigin + now), which the page turns into its clock.
 //
 // Tried and measured no faster (bench/page-open.mjs, 8-10 first visits per variant, run side by
@@ -20,12 +20,14 @@
 import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';
 
 const at = () => performance.timeOrigin + performance.now();
-const marks = {};
+// the worker's start (its own time origin) and its module's first statement
+const marks = { embedWorkerStart: performance.timeOrigin, embedWorkerRun: at() };
 const mark = (name) => (v) => {
   marks[name] = at();
   return v;
 };
-const NAME = self.name;
+// the worker's name is the page's query string (its `model`: hub / local / none)
+const NAME = new URLSearchParams(self.name).get('model') ?? '';
 
 // set now, before any library has loaded: a module worker drops messages that arrive before its
 // handler exists (the library is imported dynamically for this)
