@@ -16,7 +16,9 @@
 // painted for that query (its 300 ms debounce pause included). With --repeat, each run also
 // reloads the page in the same profile (a repeat visit: the HTTP cache warm) and records that.
 // The machine's load average (1 min) is recorded before and after every run: figures measured
-// while it is high say so.
+// while it is high say so. So is the CPU time a visit took until its first result (the browser's
+// processes from /proc, and this process: the page's server and the driver), which depends far
+// less on the other jobs of the machine than the wall time does.
 //
 // --variant (repeatable) compares variants of the page side by side: each round of a run visits
 // the page as built ("base") and then each variant, one first visit each, so every variant gets
@@ -34,6 +36,7 @@ import { build, preview } from 'vite';
 import { loadSample } from '../examples/lib/sample.mjs';
 import { buildSnapshot } from '../examples/semantic-search/build-snapshot.mjs';
 import { ROOT, provenance } from './lib/provenance.mjs';
+import { treeCpuSeconds } from './lib/proc-cpu.mjs';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' }, repeat: { type: 'boolean', default: false }, variant: { type: 'string', multiple: true, default: [] } } });
 const runs = Number(values.runs);
@@ -60,12 +63,22 @@ const load1 = () => Number(loadavg()[0].toFixed(2));
 
 /** One visit of `page`: the page's firstResultMs, readyMs and marks. */
 async function visit(page, query_ = '') {
+  const cpu0 = treeCpuSeconds(process.pid);
+  const own0 = process.cpuUsage();
   await page.goto(url + query_, { waitUntil: 'commit' });
   await page.locator('#q').fill(query);
   await page.waitForFunction(() => window.__demo?.searches >= 1, null, { timeout: 60_000 });
+  const cpu1 = treeCpuSeconds(process.pid);
+  const own = process.cpuUsage(own0);
   await page.waitForFunction(() => window.__demo.ready, null, { timeout: 60_000 });
   const d = await page.evaluate(() => ({ firstResultMs: window.__demo.firstResultMs, readyMs: window.__demo.readyMs, marks: window.__demo.marks, top: window.__demo.last.hits[0]?.text }));
-  return { first_result_ms: Math.round(d.firstResultMs), ready_ms: Math.round(d.readyMs), marks: d.marks, top: d.top };
+  return {
+    first_result_ms: Math.round(d.firstResultMs), ready_ms: Math.round(d.readyMs),
+    // CPU time until the first result was seen here: the browser's processes (from /proc) and this
+    // process (the page's server and the driver)
+    browser_cpu_ms: cpu0 === null ? null : Math.round((cpu1 - cpu0) * 1000), server_cpu_ms: Math.round((own.user + own.system) / 1000),
+    marks: d.marks, top: d.top,
+  };
 }
 
 const results = [];
@@ -102,7 +115,7 @@ try {
       if (errors.length) run.errors = errors;
       results.push(run);
       const m = Object.entries(first.marks).map(([k, v]) => `${k} ${v}`).join(', ');
-      log(`  run ${i + 1}${variants.length > 1 ? ` ${variant.name}` : ''}: page open → first result ${first.first_result_ms} ms${values.repeat ? ` (repeat visit ${run.repeat_first_result_ms} ms)` : ''}, ready ${first.ready_ms} ms; load ${loadBefore} → ${run.load_after}; ${m}`);
+      log(`  run ${i + 1}${variants.length > 1 ? ` ${variant.name}` : ''}: page open → first result ${first.first_result_ms} ms${values.repeat ? ` (repeat visit ${run.repeat_first_result_ms} ms)` : ''}, ready ${first.ready_ms} ms, CPU browser ${first.browser_cpu_ms} ms + server ${first.server_cpu_ms} ms; load ${loadBefore} → ${run.load_after}; ${m}`);
     } finally {
       await ctx.close();
       await rm(profile, { recursive: true, force: true });
@@ -121,12 +134,14 @@ const summarize = (rs) => {
     first_result_ms_min: Math.min(...firsts),
     first_result_ms_max: Math.max(...firsts),
     ready_ms_median: median(rs.map((r) => r.ready_ms)),
+    browser_cpu_ms_median: median(rs.map((r) => r.browser_cpu_ms)),
+    server_cpu_ms_median: median(rs.map((r) => r.server_cpu_ms)),
     ...(values.repeat ? { repeat_first_result_ms_median: median(rs.map((r) => r.repeat_first_result_ms)) } : {}),
     load_avg_median: median(rs.flatMap((r) => [r.load_before, r.load_after])),
   };
 };
 const line = (name, s) => `page open → first result${name ? ` [${name}]` : ''}: median ${s.first_result_ms_median} ms (min ${s.first_result_ms_min}, max ${s.first_result_ms_max}) over ${s.runs} first visits` +
-  `, ready median ${s.ready_ms_median} ms${values.repeat ? `; repeat visits median ${s.repeat_first_result_ms_median} ms` : ''}; load average (1 min) median ${s.load_avg_median}`;
+  `, ready median ${s.ready_ms_median} ms, CPU median browser ${s.browser_cpu_ms_median} ms + server ${s.server_cpu_ms_median} ms${values.repeat ? `; repeat visits median ${s.repeat_first_result_ms_median} ms` : ''}; load average (1 min) median ${s.load_avg_median}`;
 const summary = {
   bench: 'page-open',
   page: 'examples/semantic-search',
