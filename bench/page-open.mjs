@@ -23,9 +23,11 @@
 // --variant (repeatable) compares variants of the page side by side: each round of a run visits
 // the page as built ("base") and then each variant, one first visit each, so every variant gets
 // --runs first visits interleaved with the others' (the machine's load shared alike). A variant
-// is `NAME|QUERY|PATH=FILE`: QUERY (e.g. `?threads=2`, may be empty) is appended to the page's
-// URL; PATH=FILE (optional, repeatable with more `|`) serves FILE instead of the built page's
-// dist/PATH during that variant's visits. The record then has one summary per variant.
+// is `NAME|QUERY|PATH=FILE|$VAR=VALUE`: QUERY (e.g. `?model=local`, may be empty) is appended to
+// the page's URL; PATH=FILE (optional, repeatable with more `|`) serves FILE instead of the built
+// page's dist/PATH during that variant's visits; $VAR=VALUE sets an environment variable of this
+// process (where the page's server runs, e.g. `$SEMANTIC_SEARCH_BINARY_CACHE=no-cache`) during
+// them. The record then has one summary per variant.
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
 import { copyFile, mkdtemp, rename, rm } from 'node:fs/promises';
@@ -41,9 +43,14 @@ import { treeCpuSeconds } from './lib/proc-cpu.mjs';
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' }, repeat: { type: 'boolean', default: false }, variant: { type: 'string', multiple: true, default: [] } } });
 const runs = Number(values.runs);
 const DIST = join(ROOT, 'examples/semantic-search/dist');
-const variants = [{ name: 'base', query: '', files: [] }, ...values.variant.map((v) => {
+const variants = [{ name: 'base', query: '', files: [], env: [] }, ...values.variant.map((v) => {
   const [name, query = '', ...files] = v.split('|');
-  return { name, query, files: files.map((f) => { const [path, file] = f.split('='); return { path: join(DIST, path), file }; }) };
+  const parts = files.filter(Boolean).map((f) => f.split('='));
+  return {
+    name, query,
+    files: parts.filter(([p]) => !p.startsWith('$')).map(([path, file]) => ({ path: join(DIST, path), file })),
+    env: parts.filter(([p]) => p.startsWith('$')).map(([k, v]) => [k.slice(1), v]),
+  };
 })];
 const log = (s) => process.stderr.write(`${s}\n`);
 
@@ -84,6 +91,10 @@ async function visit(page, query_ = '') {
 const results = [];
 // a variant's files swapped in (the built ones kept under .base) and back
 const swap = async (v, on) => {
+  for (const [k, value] of v.env) {
+    if (on) process.env[k] = value;
+    else delete process.env[k];
+  }
   for (const f of v.files) {
     if (on) {
       await copyFile(f.path, `${f.path}.base`);
@@ -148,7 +159,7 @@ const summary = {
   query,
   ...summarize(results.filter((r) => (r.variant ?? 'base') === 'base')),
   ...(variants.length > 1 ? {
-    variants: variants.map((v) => ({ name: v.name, query: v.query, files: v.files.map((f) => `${f.path.slice(DIST.length + 1)}=${f.file}`), ...summarize(results.filter((r) => r.variant === v.name)) })),
+    variants: variants.map((v) => ({ name: v.name, query: v.query, files: v.files.map((f) => `${f.path.slice(DIST.length + 1)}=${f.file}`), env: Object.fromEntries(v.env), ...summarize(results.filter((r) => r.variant === v.name)) })),
   } : {}),
   chromium: execFileSync(process.env.HOROSVEC_CHROMIUM ?? '/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim(),
   results,

@@ -9,9 +9,12 @@ import { fileURLToPath } from 'node:url';
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 
 // The preview server's headers. Types: the snapshot and the model are binary (without a type,
-// `vite preview` gzips them on every request, as text: seconds for these 60 MB). Caching:
-// hashed build assets never change under their name; the rest (the snapshot, the model files,
-// index.html) is revalidated.
+// `vite preview` gzips them on every request, as text: seconds for these 45 MB). Caching:
+// hashed build assets never change under their name; index.html and the JSON model files are
+// revalidated; the snapshot and the model are not stored in the HTTP cache at all (`no-store`,
+// or $SEMANTIC_SEARCH_BINARY_CACHE, read on each request): on a first visit, writing their 45 MB
+// to the browser's disk cache took about 0.4 s of CPU before the first result on this 2-core
+// machine (bench/page-open.mjs), and a first visit is what the page's timing is about.
 const BINARY = /\.(hvsnap|onnx)$/;
 const headers = () => ({
   name: 'semantic-search-headers',
@@ -19,7 +22,8 @@ const headers = () => ({
     server.middlewares.use((req, res, next) => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       if (BINARY.test(path)) res.setHeader('content-type', 'application/octet-stream');
-      res.setHeader('cache-control', path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+      const binaryCache = process.env.SEMANTIC_SEARCH_BINARY_CACHE || 'no-store';
+      res.setHeader('cache-control', path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : BINARY.test(path) ? binaryCache : 'no-cache');
       next();
     });
   },
