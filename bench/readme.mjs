@@ -35,7 +35,7 @@ const WRITERS = {
   'single-writes': 'node bench/single-writes.mjs >> bench-results/single-writes/<rev>.jsonl',
   'segments-open': 'node bench/segments.mjs --phase open',
   'snapshot-load': 'node bench/snapshot-load.mjs',
-  'page-open': 'node bench/page-open.mjs [--runs 10] [--repeat]',
+  'page-open': 'node bench/page-open.mjs [--runs 10] [--repeat] [--variant NAME|QUERY|PATH=FILE|$VAR=VALUE ...]',
   adapters: 'node bench/adapters.mjs [--backend wasm]',
   follow: 'node bench/follow.mjs >> bench-results/follow/<rev>.jsonl',
 };
