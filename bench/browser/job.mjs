@@ -7,13 +7,14 @@
 // base, then per code path and knob value the ids of every query (recall computed here, against
 // the harness's ground truth) and a timing window in the page. Records go to `emit` (sweep
 // `browser`, the fields of bench/README.md's record plus the browser's), one per point.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { serve } from '../../tests-js/browser/serve.mjs';
 import { ROOT, loadDataset, groundTruth, recall, common } from '../lib/protocol.mjs';
 import { binaryInfo } from '../lib/provenance.mjs';
+import { treeCpuSeconds } from '../lib/proc-cpu.mjs';
 import { BROWSER_ENGINES } from './engines.mjs';
 
 export const CHROMIUM = process.env.HOROSVEC_CHROMIUM ?? '/usr/bin/chromium';
@@ -26,45 +27,6 @@ const r4 = (x) => (x === null || x === undefined ? null : Number(Number(x).toFix
 const r1 = (x) => (x === null || x === undefined ? null : Number(Number(x).toFixed(1)));
 const pkgVersion = (name) => JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
 const bytes = (f) => Buffer.from(f.buffer, f.byteOffset, f.byteLength);
-const TICK = 100; // USER_HZ, the unit of /proc/<pid>/stat's times (100 on Linux)
-
-/**
- * CPU seconds (user + system) used so far by the descendants of process `root` (this process's:
- * the browser playwright started and its renderer, GPU and utility processes), from /proc; null
- * where /proc is absent. A window's
- * QPS per CPU second of them is far less sensitive to other jobs on the machine than its QPS.
- */
-function treeCpuSeconds(root) {
-  let entries;
-  try {
-    entries = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-  } catch {
-    return null;
-  }
-  const procs = [];
-  for (const d of entries) {
-    try {
-      const st = readFileSync(`/proc/${d}/stat`, 'utf8');
-      // after the command name (in parentheses, which may hold spaces): state ppid … utime stime
-      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
-      procs.push({ pid: Number(d), ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
-    } catch {
-      // the process ended while /proc was read
-    }
-  }
-  const tree = new Set([root]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const p of procs) {
-      if (!tree.has(p.pid) && tree.has(p.ppid)) {
-        tree.add(p.pid);
-        grew = true;
-      }
-    }
-  }
-  return procs.filter((p) => p.pid !== root && tree.has(p.pid)).reduce((t, p) => t + p.ticks, 0) / TICK;
-}
-
 /**
  * Runs `job` ({ engine, dataset, n, nq, k, efs, factors, seconds, warmup, params }) and emits its
  * records; an engine that cannot run (no browser, no package, a load or build that throws in the

@@ -5,7 +5,7 @@
 // parallel and handed to transformers.js through env.fetch when it asks (it would fetch them one
 // after another, the runtime's wasm last). A text that arrives meanwhile is embedded as soon as the
 // model is ready; with none waiting, the model is warmed with one dummy embedding (an ONNX
-// session's first run is its slowest). The worker's name is the page's `?model=` value ('hub',
+// session's first run is its slowest). The worker's name is the page's query string: its `model` ('hub',
 // 'local' or ''). Times are epoch ms (timeOrigin + now), which the page turns into its clock.
 //
 // Tried and measured no faster (bench/page-open.mjs, 8-10 first visits per variant, run side by
@@ -17,15 +17,23 @@
 // its InferenceSession.create call; the snapshot's download held back until the model's bytes
 // were in. Where the time goes on a first visit (load average about 4): the big files in at about
 // 0.8 s, the session's creation 0.4 s, the first inference and the paint 0.25 s.
+// Since then: the model's embedding tables are dequantized after the lookup
+// (scripts/rewrite-model.mjs: an inference dequantized the whole 30,522 × 384 word table before,
+// 63-70 ms of the 70 ms of a short text natively); the snapshot holds f16 rows (21.7 MB); the
+// snapshot and the model are not written to the HTTP cache (vite.config.mjs). Also tried and
+// slower: onnxruntime's wasm threads (`numThreads` 2, the page cross-origin isolated): page open
+// → first result median 4.3 s against 3.5 s, 8 first visits each at load average 9-10.
 import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';
 
 const at = () => performance.timeOrigin + performance.now();
-const marks = {};
+// the worker's start (its own time origin) and its module's first statement
+const marks = { embedWorkerStart: performance.timeOrigin, embedWorkerRun: at() };
 const mark = (name) => (v) => {
   marks[name] = at();
   return v;
 };
-const NAME = self.name;
+// the worker's name is the page's query string (its `model`: hub / local / none)
+const NAME = new URLSearchParams(self.name).get('model') ?? '';
 
 // set now, before any library has loaded: a module worker drops messages that arrive before its
 // handler exists (the library is imported dynamically for this)

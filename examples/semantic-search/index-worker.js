@@ -3,7 +3,8 @@
 // messages with the 10 nearest texts. A thread of its own, beside the embedding worker's: the
 // snapshot loads while the model compiles and starts. Times are epoch ms (timeOrigin + now).
 const at = () => performance.timeOrigin + performance.now();
-const marks = {};
+// the worker's start (its own time origin) and its module's first statement
+const marks = { indexWorkerStart: performance.timeOrigin, indexWorkerRun: at() };
 const mark = (name) => (v) => {
   marks[name] = at();
   return v;

@@ -12,6 +12,7 @@ const $ = (id) => document.getElementById(id);
 const DEBOUNCE_MS = 300;
 const params = new URLSearchParams(location.search);
 const state = (window.__demo = { ready: false, searches: 0, firstResultMs: undefined, readyMs: undefined, marks: {}, fetched: [], last: undefined });
+state.marks.mainRun = performance.timeOrigin + performance.now(); // this script's first statement (epoch ms)
 
 // worker times are epoch ms: the page's clock counts from its own timeOrigin
 const pageMs = (epochMs) => Math.round(epochMs - performance.timeOrigin);
@@ -40,7 +41,7 @@ function start(w, onReady) {
 
 let modelReady, indexReady, size;
 // (each `new Worker(new URL(...))` written out: the form Vite finds and bundles)
-const embedWorker = new Worker(new URL('./embed-worker.js', import.meta.url), { type: 'module', name: params.get('model') ?? '' });
+const embedWorker = new Worker(new URL('./embed-worker.js', import.meta.url), { type: 'module', name: params.toString() });
 const indexWorker = new Worker(new URL('./index-worker.js', import.meta.url), { type: 'module' });
 const embed = start(embedWorker, (r) => {
   modelReady = true;
