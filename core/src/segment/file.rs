@@ -49,9 +49,8 @@ impl Backing for MmapBacking {
 
 /// The bytes of the file at `path` (a snapshot) in a fresh 64-byte aligned buffer, read with
 /// plain reads (no mapping: a snapshot file is the user's, and changing or truncating it later
-/// must not fault a collection loaded from it). The buffer is zeroed first (on Linux it is
-/// backed by huge pages, `AlignedBuf`, so that pass is cheap beside the 4 KiB page faults it
-/// replaces).
+/// must not fault a collection loaded from it). The buffer is zeroed first (on Linux its pages
+/// are allocated up front in one call, `AlignedBuf`, so that pass costs no page fault per 4 KiB).
 ///
 /// # Errors
 /// `HV_IO` (missing, unreadable, shorter than its announced length), `HV_OUT_OF_MEMORY`.
