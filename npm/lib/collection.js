@@ -81,22 +81,21 @@ export function makeApi(raw, info = {}) {
       if (!readInput(() => ArrayBuffer.isView(bytes) && bytes instanceof Uint8Array)) {
         throw hvError('HV_INVALID_ARGUMENT', 'fromBytes needs a Uint8Array (or Buffer) made by toBytes()');
       }
-      let handle;
-      try {
-        handle = await backend.fromBytes(bytes);
-      } catch (e) {
-        throw toHvError(e);
-      }
-      return new Collection(handle, CREATE);
+      return Collection.#loaded(() => backend.fromBytes(bytes));
     }
 
     static async fromFile(path) {
       if (!readInput(() => typeof path === 'string' && path !== '')) {
         throw hvError('HV_INVALID_ARGUMENT', 'fromFile needs a non-empty file path (a snapshot written from toBytes())');
       }
+      return Collection.#loaded(() => backend.fromFile(path));
+    }
+
+    /** A collection around the handle `load()` resolves to (a snapshot loaded by the backend). */
+    static async #loaded(load) {
       let handle;
       try {
-        handle = await backend.fromFile(path);
+        handle = await load();
       } catch (e) {
         throw toHvError(e);
       }
