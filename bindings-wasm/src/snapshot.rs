@@ -13,6 +13,13 @@ use wasm_bindgen::JsCast;
 use crate::collection::CoreCollection;
 use crate::convert::err;
 
+/// The error of a buffer already handed to `CoreCollection.fromBuffer`.
+fn used() -> JsValue {
+    err(Error::invalid_argument(
+        "the snapshot buffer was used already",
+    ))
+}
+
 /// Bytes in wasm memory for a snapshot (raw binding).
 #[wasm_bindgen]
 pub struct SnapshotBuffer {
@@ -42,11 +49,7 @@ impl SnapshotBuffer {
     /// A `Uint8Array` view of the buffer in wasm memory, to be filled at once: it is detached
     /// as soon as wasm memory grows (any allocation may grow it).
     pub fn view(&mut self) -> Result<Uint8Array, JsValue> {
-        let buf = self.buf.as_mut().ok_or_else(|| {
-            err(Error::invalid_argument(
-                "the snapshot buffer was used already",
-            ))
-        })?;
+        let buf = self.buf.as_mut().ok_or_else(used)?;
         let bytes = buf.bytes_mut();
         let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
         Ok(Uint8Array::new_with_byte_offset_and_length(
@@ -61,11 +64,7 @@ impl SnapshotBuffer {
 /// for `bench/checksum.mjs`, which times this call (the bytes are in wasm memory already).
 #[wasm_bindgen(js_name = hashBench)]
 pub fn hash_bench(buffer: &SnapshotBuffer, crc32: bool) -> Result<f64, JsValue> {
-    let buf = buffer.buf.as_ref().ok_or_else(|| {
-        err(Error::invalid_argument(
-            "the snapshot buffer was used already",
-        ))
-    })?;
+    let buf = buffer.buf.as_ref().ok_or_else(used)?;
     let h = horosvec_core::checksum_for_bench(horosvec_core::Backing::bytes(buf), crc32);
     Ok((h & ((1 << 52) - 1)) as f64)
 }
@@ -75,11 +74,7 @@ impl CoreCollection {
     /// Loads the snapshot held by `buffer` (which it takes: the buffer is empty afterwards).
     #[wasm_bindgen(js_name = fromBuffer)]
     pub fn from_buffer(buffer: &mut SnapshotBuffer) -> Result<CoreCollection, JsValue> {
-        let buf = buffer.buf.take().ok_or_else(|| {
-            err(Error::invalid_argument(
-                "the snapshot buffer was used already",
-            ))
-        })?;
+        let buf = buffer.buf.take().ok_or_else(used)?;
         let col = Collection::from_backing(Arc::new(buf)).map_err(err)?;
         Ok(CoreCollection::from_collection(col))
     }
