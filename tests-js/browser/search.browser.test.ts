@@ -21,3 +21,13 @@ it('loads the wasm build through the browser condition and searches', async () =
   expect(code).toBe('HV_DIM_MISMATCH');
   await col.close();
 });
+
+it('refuses Collection.fromFile in a browser with HV_UNSUPPORTED (fetch + fromBytes instead)', async () => {
+  let code: string | undefined;
+  try {
+    await Collection.fromFile('/sample.hvsnap');
+  } catch (e) {
+    code = (e as { code?: string }).code;
+  }
+  expect(code).toBe('HV_UNSUPPORTED');
+});
