@@ -23,6 +23,7 @@ import { build, preview } from 'vite';
 import { loadSample } from '../examples/lib/sample.mjs';
 import { buildSnapshot } from '../examples/semantic-search/build-snapshot.mjs';
 import { ROOT, provenance } from './lib/provenance.mjs';
+import { waitIdle } from './lib/proc-cpu.mjs';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, keep: { type: 'string' } } });
 const runs = Number(values.runs);
@@ -52,6 +53,12 @@ function summarize(events) {
     if (e.name === 'thread_name') threadName.set(`${e.pid}:${e.tid}`, e.args.name);
     if (e.name === 'process_name') processName.set(e.pid, e.args.name);
   }
+  // a process is known by its main thread too (a trace may lack a process's name)
+  const MAIN = { CrRendererMain: 'Renderer', CrBrowserMain: 'Browser', CrGpuMain: 'GPU Process' };
+  for (const [key, name] of threadName) {
+    const pid = Number(key.split(':')[0]);
+    if (MAIN[name] && !processName.has(pid)) processName.set(pid, MAIN[name]);
+  }
   // a worker is named by the script it compiled first (its bundled file name)
   const workerOf = new Map();
   for (const e of events) {
@@ -74,7 +81,7 @@ function summarize(events) {
     const name = workerOf.get(key) ??
       (proc === 'Renderer' && thread === 'CrRendererMain' ? 'rendererMain'
         : proc === 'Renderer' && thread.startsWith('ThreadPool') ? 'rendererPool'
-          : proc === 'Renderer' ? 'rendererOther' : proc === 'Browser' ? 'browser' : proc === 'GPU Process' ? 'gpu' : 'other');
+          : proc === 'Renderer' ? 'rendererOther' : proc === 'WebUI Top Renderer' ? 'webuiRenderer' : proc === 'Browser' ? 'browser' : proc === 'GPU Process' ? 'gpu' : `other (${proc || 'pid ' + e.pid} / ${thread || 'tid ' + e.tid})`);
     const stack = depth.get(key) ?? [];
     depth.set(key, stack);
     while (stack.length && stack[stack.length - 1] <= e.ts) stack.pop();
@@ -105,6 +112,8 @@ try {
       const ctx = await browser.newContext({ viewport: { width: 1100, height: 900 } });
       await ctx.route('**/*', (route) => (['127.0.0.1', 'localhost'].includes(new URL(route.request().url()).hostname) ? route.continue() : route.abort()));
       const page = await ctx.newPage();
+      // a browser in use: the page opens once the browser's own start-up work is done
+      const idleWaitMs = await waitIdle(process.pid);
       await browser.startTracing(page, { categories: CATEGORIES });
       await page.goto(url, { waitUntil: 'commit' });
       await page.locator('#q').fill(query);
@@ -118,7 +127,7 @@ try {
       }
       const trace = JSON.parse(buf.toString('utf8'));
       const threads = summarize(trace.traceEvents ?? trace);
-      const run = { run: i + 1, first_result_ms_traced: Math.round(d.firstResultMs), marks: d.marks, threads, load_before: loadBefore, load_after: Number(loadavg()[0].toFixed(2)) };
+      const run = { run: i + 1, idle_wait_ms: idleWaitMs, first_result_ms_traced: Math.round(d.firstResultMs), marks: d.marks, threads, load_before: loadBefore, load_after: Number(loadavg()[0].toFixed(2)) };
       results.push(run);
       const t = (n) => threads[n] ?? {};
       log(`  run ${i + 1}: first result ${run.first_result_ms_traced} ms (traced); embed worker busy ${t('embedWorker').busy} ms (wasm lazy compile ${t('embedWorker').wasmLazyCompile}), index worker busy ${t('indexWorker').busy} ms, renderer pool ${t('rendererPool').busy} ms (wasm top tier ${t('rendererPool').wasmTopTierCompile}), renderer main ${t('rendererMain').busy} ms, browser ${t('browser').busy} ms; load ${run.load_before} → ${run.load_after}`);

@@ -36,7 +36,7 @@ const WRITERS = {
   'segments-open': 'node bench/segments.mjs --phase open',
   'snapshot-load': 'node bench/snapshot-load.mjs',
   checksum: 'node bench/checksum.mjs >> bench-results/checksum/<rev>.jsonl',
-  'page-open': 'node bench/page-open.mjs [--runs 10] [--repeat] [--variant NAME|QUERY|PATH=FILE|$VAR=VALUE ...]',
+  'page-open': 'node bench/page-open.mjs [--runs 10] [--repeat] [--cold-browser] [--variant NAME|QUERY|PATH=FILE|$VAR=VALUE ...]',
   'page-trace': 'node bench/page-trace.mjs [--runs 3] [--keep DIR]',
   adapters: 'node bench/adapters.mjs [--backend wasm]',
   follow: 'node bench/follow.mjs >> bench-results/follow/<rev>.jsonl',

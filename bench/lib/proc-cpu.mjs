@@ -40,3 +40,22 @@ export function treeCpuSeconds(root) {
   }
   return procs.filter((p) => p.pid !== root && tree.has(p.pid)).reduce((t, p) => t + p.ticks, 0) / TICK;
 }
+
+/**
+ * Waits until the descendants of process `root` are idle: below `maxShare` of one core over a
+ * window of `windowMs` (a browser just started keeps busy for seconds: its own user interface is
+ * built in a renderer of its own, e.g. Chromium's omnibox popup, `chrome://omnibox-popup.top-chrome`).
+ * Gives up after `timeoutMs`. Returns the ms waited, or null where /proc is absent.
+ */
+export async function waitIdle(root, { windowMs = 500, maxShare = 0.05, timeoutMs = 20_000 } = {}) {
+  const t0 = performance.now();
+  let before = treeCpuSeconds(root);
+  if (before === null) return null;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, windowMs));
+    const now = treeCpuSeconds(root);
+    const waited = performance.now() - t0;
+    if ((now - before) * 1000 < maxShare * windowMs || waited >= timeoutMs) return Math.round(waited);
+    before = now;
+  }
+}
