@@ -4,9 +4,9 @@
 //! (`lifecycle.rs`: start the job [`super::policy::next_job`] names, swap finished ones in).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::channel::{
     write_lock, GroupHook, Msg, Outbox, Reply, SharedCollection, WriteRequest, MAX_GROUP,
@@ -20,8 +20,17 @@ use crate::error::Error;
 use crate::store::{Mutation, Reclaim, RecordStore};
 
 /// Records deleted from the store after which its free pages are given back (when enough of the
-/// file is free: [`RecordStore::reclaim`]).
+/// file is free: [`RecordStore::reclaim`]), once no write has been committed for
+/// [`RECLAIM_IDLE`]: the vacuum and checkpoint (milliseconds) run between writes, not inside one.
 const RECLAIM_AFTER_DELETES: usize = 1024;
+
+/// How long the committer waits for writes to pause before a due reclaim.
+const RECLAIM_IDLE: Duration = Duration::from_millis(50);
+
+/// Deleted records (× [`RECLAIM_AFTER_DELETES`]) past which a reclaim runs at the end of the write
+/// group even though writes never paused, so that an endless stream of deletes still gives
+/// pages back.
+const RECLAIM_DEFER_MAX: usize = 8;
 
 /// Whether a group commit holds back the writes past the mutable segment's bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +69,8 @@ pub(crate) struct Committer<S: RecordStore> {
     pub(super) held: Vec<(WriteRequest, Reply)>,
     /// Records deleted from the store since its free pages were last given back.
     pub(super) deleted_since_reclaim: usize,
+    /// When the last write group was committed (the idle time a due reclaim waits for).
+    pub(super) last_commit: Instant,
     /// Moving average of a store commit's time (ns): whether a write may be committed on the
     /// caller's thread ([`super::pace::commits_inline`]).
     pub(super) commit_ns: u64,
@@ -86,6 +97,7 @@ impl<S: RecordStore> Committer<S> {
             closing: false,
             held: Vec::new(),
             deleted_since_reclaim: 0,
+            last_commit: Instant::now(),
             commit_ns: 0,
         }
     }
@@ -100,7 +112,25 @@ impl<S: RecordStore> Committer<S> {
         if let Some(c) = lock().as_mut() {
             c.maybe_start_job();
         }
-        while let Ok(first) = rx.recv() {
+        loop {
+            // with a reclaim due, wait for a message only until writes have paused long enough
+            let idle_in = lock().as_ref().and_then(Committer::reclaim_in);
+            let first = match idle_in {
+                None => match rx.recv() {
+                    Ok(m) => m,
+                    Err(_) => break,
+                },
+                Some(wait) => match rx.recv_timeout(wait) {
+                    Ok(m) => m,
+                    Err(RecvTimeoutError::Timeout) => {
+                        if let Some(c) = lock().as_mut() {
+                            c.reclaim_when_idle();
+                        }
+                        continue;
+                    }
+                    Err(RecvTimeoutError::Disconnected) => break,
+                },
+            };
             let mut g = lock();
             let Some(c) = g.as_mut() else { break };
             let (handled, more) = c.round(first, &rx);
@@ -110,10 +140,35 @@ impl<S: RecordStore> Committer<S> {
             }
         }
         let mut g = lock();
-        if let Some(c) = g.as_ref() {
+        if let Some(c) = g.as_mut() {
             c.after_group();
+            if c.deleted_since_reclaim >= RECLAIM_AFTER_DELETES {
+                c.reclaim_now();
+            }
         }
         g.take();
+    }
+
+    /// With a reclaim due (deletes since the last one), how long until writes will have paused
+    /// for [`RECLAIM_IDLE`]; `None` when none is due.
+    fn reclaim_in(&self) -> Option<Duration> {
+        (self.deleted_since_reclaim >= RECLAIM_AFTER_DELETES)
+            .then(|| RECLAIM_IDLE.saturating_sub(self.last_commit.elapsed()))
+    }
+
+    /// Runs the due reclaim if no write was committed for [`RECLAIM_IDLE`] (a write committed on
+    /// the caller's thread meanwhile restarts the wait).
+    fn reclaim_when_idle(&mut self) {
+        if self.reclaim_in() == Some(Duration::ZERO) {
+            self.reclaim_now();
+        }
+    }
+
+    /// Gives free pages back now (best effort; the store decides whether enough of the file is
+    /// free to be worth it).
+    fn reclaim_now(&mut self) {
+        self.deleted_since_reclaim = 0;
+        let _ = self.store.reclaim(Reclaim::WhenWorthwhile);
     }
 
     /// One round: `first` and every message waiting after it (up to [`MAX_GROUP`] writes) as one
@@ -252,12 +307,12 @@ impl<S: RecordStore> Committer<S> {
         match result {
             Ok(()) => {
                 self.links.commits.fetch_add(1, Ordering::Relaxed);
-                // deletes free database pages: give them back now and then (best effort; the
-                // store decides whether enough of the file is free to be worth it)
+                // deletes free database pages: they are given back once writes pause (the
+                // committer's loop), or here when writes never pause for long
+                self.last_commit = Instant::now();
                 self.deleted_since_reclaim += deleted;
-                if self.deleted_since_reclaim >= RECLAIM_AFTER_DELETES {
-                    self.deleted_since_reclaim = 0;
-                    let _ = self.store.reclaim(Reclaim::WhenWorthwhile);
+                if self.deleted_since_reclaim >= RECLAIM_AFTER_DELETES * RECLAIM_DEFER_MAX {
+                    self.reclaim_now();
                 }
                 for (_, reply, n) in done {
                     reply(Ok(n));
