@@ -16,6 +16,7 @@ use super::load::{load, LoadMode};
 use super::manifest::{apply, group_mutations, Applied};
 use super::pace::commit_time_ewma;
 use super::policy::{write_waits, SegmentConfig};
+use crate::collection::FLAT_THRESHOLD;
 use crate::error::Error;
 use crate::store::{Mutation, Reclaim, RecordStore};
 
@@ -23,6 +24,10 @@ use crate::store::{Mutation, Reclaim, RecordStore};
 /// file is free: [`RecordStore::reclaim`]), once no write has been committed for
 /// [`RECLAIM_IDLE`]: the vacuum and checkpoint (milliseconds) run between writes, not inside one.
 const RECLAIM_AFTER_DELETES: usize = 1024;
+
+/// Live rows of the mutable segment below which an interim index being built is cancelled:
+/// three quarters of [`FLAT_THRESHOLD`], the count at which one is started.
+const INTERIM_STOP_BELOW: usize = FLAT_THRESHOLD / 4 * 3;
 
 /// How long the committer waits for writes to pause before a due reclaim.
 const RECLAIM_IDLE: Duration = Duration::from_millis(50);
@@ -60,6 +65,8 @@ pub(crate) struct Committer<S: RecordStore> {
     pub(super) next_gen: u64,
     /// While a background job runs: the replies owed when it is installed.
     pub(super) running: Option<Vec<Reply>>,
+    /// While an interim index is built: its cancel flag (close, or too few live rows left).
+    pub(super) interim_stop: Option<Arc<AtomicBool>>,
     /// Replies owed to [`super::DurableCollection::seal`] / `compact` calls not yet started.
     pub(super) want_seal: Vec<Reply>,
     pub(super) want_compact: Vec<Reply>,
@@ -92,6 +99,7 @@ impl<S: RecordStore> Committer<S> {
             cfg,
             next_gen,
             running: None,
+            interim_stop: None,
             want_seal: Vec::new(),
             want_compact: Vec::new(),
             closing: false,
@@ -192,7 +200,10 @@ impl<S: RecordStore> Committer<S> {
                     self.commit_bounded(&mut writes);
                 }
                 Msg::Tick => {}
-                Msg::Close => self.closing = true,
+                Msg::Close => {
+                    self.closing = true;
+                    self.stop_interim();
+                }
             }
             if writes.len() < MAX_GROUP {
                 next = rx.try_recv().ok();
@@ -287,6 +298,16 @@ impl<S: RecordStore> Committer<S> {
                     },
                 }
             }
+            // deletes took the mutable segment a quarter below the live rows an index is built
+            // for (a flat scan serves it): an interim index still being built is not worth
+            // finishing, and its threads would only take the CPU from the writes (the margin
+            // keeps a segment that hovers at the threshold from restarting builds)
+            if guard
+                .as_ref()
+                .is_some_and(|col| col.mutable_len() < INTERIM_STOP_BELOW)
+            {
+                self.stop_interim();
+            }
         }
         for (reply, e) in failed {
             reply(Err(e));
@@ -324,6 +345,13 @@ impl<S: RecordStore> Committer<S> {
                     reply(Err(e.clone()));
                 }
             }
+        }
+    }
+
+    /// Cancels the interim index being built, if one is.
+    pub(super) fn stop_interim(&self) {
+        if let Some(stop) = &self.interim_stop {
+            stop.store(true, Ordering::Relaxed);
         }
     }
 
