@@ -12,6 +12,8 @@
 //
 // Usage: node bench/write-syscalls.mjs [--count 500] [--durability full,normal,off]
 //          [--media tmpfs,disk] [--disk-dir DIR] [--engines horosvec,sqlite-vec]
+//          [--horosvec MODULE (default: the package; e.g. another build's npm/node.js, to compare)]
+//          [--label TEXT (recorded as `build`: which build MODULE is; default "this checkout")]
 import { mkdtempSync, rmSync, readFileSync, openSync, writeSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -29,6 +31,8 @@ const { values } = parseArgs({
     media: { type: 'string', default: 'tmpfs,disk' },
     'disk-dir': { type: 'string' },
     engines: { type: 'string', default: 'horosvec,sqlite-vec' },
+    horosvec: { type: 'string', default: 'horosvec' },
+    label: { type: 'string', default: 'this checkout' },
     child: { type: 'string' },
     dir: { type: 'string' },
   },
@@ -49,7 +53,7 @@ if (values.child) {
   const mark = openSync('/dev/null', 'w');
   let w;
   if (values.child === 'horosvec') {
-    const hv = await import('horosvec');
+    const hv = await import(values.horosvec);
     const col = await hv.Collection.open(join(dir, 'col'), { dim, metric: 'cosine', durability });
     w = {
       add: (i) => col.add(i, row(i)),
@@ -126,14 +130,14 @@ for (const medium of values.media.split(',')) {
       const dir = mkdtempSync(join(root, `hv-sys-${engine}-`));
       const logFile = join(tmpdir(), `hv-strace-${process.pid}.log`);
       try {
-        const r = spawnSync('strace', ['-f', '-qq', '-o', logFile, process.execPath, SELF, '--child', engine, '--dir', dir, '--durability', durability, '--count', String(count)], { stdio: ['ignore', 'inherit', 'inherit'] });
+        const r = spawnSync('strace', ['-f', '-qq', '-o', logFile, process.execPath, SELF, '--child', engine, '--horosvec', values.horosvec, '--dir', dir, '--durability', durability, '--count', String(count)], { stdio: ['ignore', 'inherit', 'inherit'] });
         if (r.status !== 0) throw new Error(`traced child failed (${r.status})`);
         const phases = parse(readFileSync(logFile, 'utf8'));
         for (const op of OPS) {
           const ph = phases[op];
           const calls = Object.fromEntries(Object.entries(ph.calls).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, per(v)]));
           const syncs = (ph.calls.fsync ?? 0) + (ph.calls.fdatasync ?? 0);
-          const rec = { bench: 'write-syscalls', engine, op, durability, medium, count, syscalls_per_op: per(Object.values(ph.calls).reduce((a, b) => a + b, 0)), syncs_per_op: per(syncs), wal_frames_per_op: per(ph.wal_bytes / WAL_FRAME), wal_bytes_per_op: per(ph.wal_bytes), db_bytes_per_op: per(ph.db_bytes), hops_per_op: per((ph.calls.futex ?? 0) + (ph.calls.eventfd2 ?? 0)), calls_per_op: calls, load: load(), ...provenance() };
+          const rec = { bench: 'write-syscalls', engine, build: engine === 'horosvec' ? values.label : null, op, durability, medium, count, syscalls_per_op: per(Object.values(ph.calls).reduce((a, b) => a + b, 0)), syncs_per_op: per(syncs), wal_frames_per_op: per(ph.wal_bytes / WAL_FRAME), wal_bytes_per_op: per(ph.wal_bytes), db_bytes_per_op: per(ph.db_bytes), hops_per_op: per((ph.calls.futex ?? 0) + (ph.calls.eventfd2 ?? 0)), calls_per_op: calls, load: load(), ...provenance() };
           process.stdout.write(`${JSON.stringify(rec)}\n`);
         }
       } finally {
