@@ -78,6 +78,9 @@ pub(crate) struct Committer<S: RecordStore> {
     pub(super) deleted_since_reclaim: usize,
     /// When the last write group was committed (the idle time a due reclaim waits for).
     pub(super) last_commit: Instant,
+    /// A write group committed on the caller's thread made a reclaim due: the committer thread,
+    /// asleep without a timeout, is to be woken ([`Msg::Tick`]) to wait for the pause.
+    pub(super) reclaim_wake: bool,
     /// Moving average of a store commit's time (ns): whether a write may be committed on the
     /// caller's thread ([`super::pace::commits_inline`]).
     pub(super) commit_ns: u64,
@@ -106,6 +109,7 @@ impl<S: RecordStore> Committer<S> {
             held: Vec::new(),
             deleted_since_reclaim: 0,
             last_commit: Instant::now(),
+            reclaim_wake: false,
             commit_ns: 0,
         }
     }
@@ -120,9 +124,11 @@ impl<S: RecordStore> Committer<S> {
         if let Some(c) = lock().as_mut() {
             c.maybe_start_job();
         }
+        // with a reclaim due, a message is waited for only until writes have paused long enough
+        // (computed under the lock each round holds anyway: waiting for a message never takes
+        // the lock, which a write committed on the caller's thread tries for)
+        let mut idle_in = None;
         loop {
-            // with a reclaim due, wait for a message only until writes have paused long enough
-            let idle_in = lock().as_ref().and_then(Committer::reclaim_in);
             let first = match idle_in {
                 None => match rx.recv() {
                     Ok(m) => m,
@@ -131,9 +137,10 @@ impl<S: RecordStore> Committer<S> {
                 Some(wait) => match rx.recv_timeout(wait) {
                     Ok(m) => m,
                     Err(RecvTimeoutError::Timeout) => {
-                        if let Some(c) = lock().as_mut() {
+                        idle_in = lock().as_mut().and_then(|c| {
                             c.reclaim_when_idle();
-                        }
+                            c.reclaim_in()
+                        });
                         continue;
                     }
                     Err(RecvTimeoutError::Disconnected) => break,
@@ -143,6 +150,8 @@ impl<S: RecordStore> Committer<S> {
             let Some(c) = g.as_mut() else { break };
             let (handled, more) = c.round(first, &rx);
             c.links.outbox.handled(handled);
+            c.reclaim_wake = false;
+            idle_in = c.reclaim_in();
             if !more {
                 break;
             }
@@ -331,7 +340,11 @@ impl<S: RecordStore> Committer<S> {
                 // deletes free database pages: they are given back once writes pause (the
                 // committer's loop), or here when writes never pause for long
                 self.last_commit = Instant::now();
+                let was_due = self.deleted_since_reclaim >= RECLAIM_AFTER_DELETES;
                 self.deleted_since_reclaim += deleted;
+                if !was_due && self.deleted_since_reclaim >= RECLAIM_AFTER_DELETES {
+                    self.reclaim_wake = true;
+                }
                 if self.deleted_since_reclaim >= RECLAIM_AFTER_DELETES * RECLAIM_DEFER_MAX {
                     self.reclaim_now();
                 }
