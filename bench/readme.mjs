@@ -33,6 +33,7 @@ const WRITERS = {
   membw: 'a memory-bandwidth probe (no script kept)',
   'segments-mixed': 'node bench/segments.mjs --phase mixed',
   'single-writes': 'node bench/single-writes.mjs >> bench-results/single-writes/<rev>.jsonl',
+  'write-syscalls': 'node bench/write-syscalls.mjs [--horosvec MODULE --label TEXT] >> bench-results/write-syscalls/<rev>.jsonl',
   'segments-open': 'node bench/segments.mjs --phase open',
   'snapshot-load': 'node bench/snapshot-load.mjs',
   checksum: 'node bench/checksum.mjs >> bench-results/checksum/<rev>.jsonl',

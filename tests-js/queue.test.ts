@@ -199,6 +199,41 @@ describe('CallQueue with groupCommit (a durable collection: its committer orders
     expect(log.slice(-2)).toEqual(['w5', 'w6']);
   });
 
+  it('passes on a result an operation returned itself (a write committed at once): nothing waits for it', async () => {
+    const q = new CallQueue({ groupCommit: true });
+    const log: string[] = [], copies: string[] = [];
+    const done = q.run(() => {
+      log.push('w1');
+      return 3;
+    }, { kind: 'write', copyInputs: () => copies.push('w1') });
+    expect(done).toBeInstanceOf(Promise);
+    const c = calls(q, log, copies, [['r2', 'read'], ['b3', 'build']]);
+    expect(log).toEqual(['w1', 'r2', 'b3']); // neither the read nor the build waits for w1
+    expect(copies).toEqual([]);
+    let drained = false;
+    const d = q.drain().then(() => {
+      drained = true;
+    });
+    c.r2.resolve();
+    c.b3.resolve();
+    await d;
+    expect(drained).toBe(true);
+    expect(await done).toBe(3);
+    // behind a pending write, the same operation waits its turn as any other
+    const w4 = fake(log, 'w4');
+    const q2 = new CallQueue();
+    q2.run(w4.operation, { kind: 'write' });
+    const later = q2.run(() => {
+      log.push('w5');
+      return 0;
+    }, { kind: 'write', copyInputs: () => copies.push('w5') });
+    expect(log.slice(-1)).toEqual(['w4']);
+    expect(copies).toEqual(['w5']);
+    w4.resolve();
+    expect(await later).toBe(0);
+    expect(log.slice(-2)).toEqual(['w4', 'w5']);
+  });
+
   it('starts a build at once when nothing is pending', () => {
     const q = new CallQueue({ groupCommit: true });
     const log: string[] = [], copies: string[] = [];

@@ -11,7 +11,8 @@
 // four return a handle (Promise of one for the async three).
 // A handle (one raw collection): `durable`, `queue` (its `CallQueue`), `size`, `commits`,
 // `mutableBound`, `stats()`, `get(id)`, `searchSync(query, options)`, `close()`, and the calls
-// the queue orders, each returning a Promise whose rejection is an `HvError`: `write(method,
+// the queue orders, each returning a Promise whose rejection is an `HvError` (a durable write
+// committed at once returns its count itself, for the queue to wrap): `write(method,
 // ids, flat, metadata)` (method "add" | "upsert"), `delete(ids)`, `search(query, options)`,
 // `deleteWhere(filterJson)`, `searchBatch(flat, options)`, `count(filterJson)`, `list(filterJson,
 // limit, cursor, includeVectors)`, `importGraph(adjacency, degree, entry, params)`,
@@ -79,6 +80,20 @@ function nativeBackend(raw) {
     });
   };
 
+  // A durable write: its count when it was committed on this thread (`submitNow`), which the
+  // queue passes on without tracking it (nothing is pending); else a Promise as `invoke`'s.
+  const invokeWrite = (f) => {
+    let r;
+    try {
+      r = f();
+    } catch (e) {
+      return Promise.reject(toHvError(e));
+    }
+    return typeof r === 'number' ? r : r.catch((e) => {
+      throw toHvError(e);
+    });
+  };
+
   class NativeHandle extends Handle {
     // Durable writes are ticketed: the binding returns a ticket at once and later delivers the
     // answers of a whole committed group in one settler call.
@@ -117,7 +132,8 @@ function nativeBackend(raw) {
       // With no ticket pending (so answers keep their call order) and no write committed at once
       // in this turn, the binding commits on this thread when its committer is idle and the
       // store's commits are fast (the core's `submit_now`): no thread hop to the committer and
-      // back. It returns -n (n records) then, else the write's ticket.
+      // back. It returns -n (n records) then, else the write's ticket. A write committed now is
+      // answered with its count itself (no Promise: the queue wraps it once).
       if (this.#tickets.size === 0 && !this.#committedThisTurn && typeof this.raw.submitNow === 'function') {
         const r = this.raw.submitNow(kind, ids, flat, meta, filter);
         if (r > 0) return this.#tickets.wait(r);
@@ -125,19 +141,19 @@ function nativeBackend(raw) {
         queueMicrotask(() => {
           this.#committedThisTurn = false;
         });
-        return Promise.resolve(r === 0 ? 0 : -r);
+        return r === 0 ? 0 : -r;
       }
       return this.#tickets.wait(this.raw.submitTicket(kind, ids, flat, meta, filter));
     }
 
     write(method, ids, flat, meta) {
-      return invoke(() => (this.durable ? this.#submit(method, ids, flat, meta) : this.raw[`${method}Async`](ids, flat, meta)));
+      return this.durable ? invokeWrite(() => this.#submit(method, ids, flat, meta)) : invoke(() => this.raw[`${method}Async`](ids, flat, meta));
     }
     delete(ids) {
-      return invoke(() => (this.durable ? this.#submit('delete', ids, undefined, undefined) : this.raw.deleteAsync(ids)));
+      return this.durable ? invokeWrite(() => this.#submit('delete', ids, undefined, undefined)) : invoke(() => this.raw.deleteAsync(ids));
     }
     deleteWhere(filter) {
-      return invoke(() => (this.durable ? this.#submit('deleteWhere', [], undefined, undefined, filter) : this.raw.deleteWhereAsync(filter)));
+      return this.durable ? invokeWrite(() => this.#submit('deleteWhere', [], undefined, undefined, filter)) : invoke(() => this.raw.deleteWhereAsync(filter));
     }
     count(filter) {
       return invokeSync(() => this.raw.count(filter));

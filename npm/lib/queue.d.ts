@@ -3,7 +3,8 @@
 /** When one collection's calls start (see queue.js for the rules). */
 export declare class CallQueue {
   constructor(options?: { immediate?: boolean; groupCommit?: boolean });
-  run<T>(operation: () => Promise<T>, options?: { kind?: 'read' | 'write' | 'build'; copyInputs?: () => void }): Promise<T>;
+  /** `operation` returns its Promise, or its result itself when it finished synchronously. */
+  run<T>(operation: () => Promise<T> | T, options?: { kind?: 'read' | 'write' | 'build'; copyInputs?: () => void }): Promise<T>;
   drain(): Promise<unknown>;
 }
 

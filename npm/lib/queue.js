@@ -14,7 +14,10 @@
 //     of plain writes itself and commits concurrent ones together, so a plain write starts at
 //     once, unless a build made before it is still pending; it still counts as a write for the
 //     reads and builds made after it;
-//   - `drain()` settles once every call made so far has settled (what `close()` waits for).
+//   - `drain()` settles once every call made so far has settled (what `close()` waits for);
+//   - an operation that started at once may return its result itself instead of a Promise (a
+//     durable write committed on the caller's thread): it has finished, so it holds up no later
+//     call and `drain()` does not wait for it; the caller still gets a Promise of the result.
 
 import { hvError } from './errors.js';
 
@@ -50,7 +53,8 @@ export class CallQueue {
 
   /**
    * Runs `operation` under the rules above and returns its Promise.
-   * @param {() => Promise<unknown>} operation starts the call
+   * @param {() => unknown} operation starts the call: its Promise, or its result when it
+   *   finished synchronously
    * @param {{ kind?: 'read' | 'write' | 'build', copyInputs?: () => void }} options `kind`
    *   (default `'read'`): a build is a write that plain group-committed writes wait for;
    *   `copyInputs`: called before the call has to wait (a throw rejects the call with
@@ -65,6 +69,8 @@ export class CallQueue {
     if (this.#pendingWrites === 0 || unordered) {
       // Nothing to wait for: start now (the backend copies the inputs before returning).
       p = start(operation);
+      // finished already (not a thenable): nothing to order after it or to drain
+      if (typeof p?.then !== 'function') return Promise.resolve(p);
       if (!write) return this.#track(p);
     } else {
       try {

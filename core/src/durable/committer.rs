@@ -4,9 +4,9 @@
 //! (`lifecycle.rs`: start the job [`super::policy::next_job`] names, swap finished ones in).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::channel::{
     write_lock, GroupHook, Msg, Outbox, Reply, SharedCollection, WriteRequest, MAX_GROUP,
@@ -16,12 +16,26 @@ use super::load::{load, LoadMode};
 use super::manifest::{apply, group_mutations, Applied};
 use super::pace::commit_time_ewma;
 use super::policy::{write_waits, SegmentConfig};
+use crate::collection::FLAT_THRESHOLD;
 use crate::error::Error;
 use crate::store::{Mutation, Reclaim, RecordStore};
 
 /// Records deleted from the store after which its free pages are given back (when enough of the
-/// file is free: [`RecordStore::reclaim`]).
+/// file is free: [`RecordStore::reclaim`]), once no write has been committed for
+/// [`RECLAIM_IDLE`]: the vacuum and checkpoint (milliseconds) run between writes, not inside one.
 const RECLAIM_AFTER_DELETES: usize = 1024;
+
+/// Live rows of the mutable segment below which an interim index being built is cancelled:
+/// three quarters of [`FLAT_THRESHOLD`], the count at which one is started.
+const INTERIM_STOP_BELOW: usize = FLAT_THRESHOLD / 4 * 3;
+
+/// How long the committer waits for writes to pause before a due reclaim.
+const RECLAIM_IDLE: Duration = Duration::from_millis(50);
+
+/// Deleted records (× [`RECLAIM_AFTER_DELETES`]) past which a reclaim runs at the end of the write
+/// group even though writes never paused, so that an endless stream of deletes still gives
+/// pages back.
+const RECLAIM_DEFER_MAX: usize = 8;
 
 /// Whether a group commit holds back the writes past the mutable segment's bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +65,8 @@ pub(crate) struct Committer<S: RecordStore> {
     pub(super) next_gen: u64,
     /// While a background job runs: the replies owed when it is installed.
     pub(super) running: Option<Vec<Reply>>,
+    /// While an interim index is built: its cancel flag (close, or too few live rows left).
+    pub(super) interim_stop: Option<Arc<AtomicBool>>,
     /// Replies owed to [`super::DurableCollection::seal`] / `compact` calls not yet started.
     pub(super) want_seal: Vec<Reply>,
     pub(super) want_compact: Vec<Reply>,
@@ -60,6 +76,11 @@ pub(crate) struct Committer<S: RecordStore> {
     pub(super) held: Vec<(WriteRequest, Reply)>,
     /// Records deleted from the store since its free pages were last given back.
     pub(super) deleted_since_reclaim: usize,
+    /// When the last write group was committed (the idle time a due reclaim waits for).
+    pub(super) last_commit: Instant,
+    /// A write group committed on the caller's thread made a reclaim due: the committer thread,
+    /// asleep without a timeout, is to be woken ([`Msg::Tick`]) to wait for the pause.
+    pub(super) reclaim_wake: bool,
     /// Moving average of a store commit's time (ns): whether a write may be committed on the
     /// caller's thread ([`super::pace::commits_inline`]).
     pub(super) commit_ns: u64,
@@ -81,11 +102,14 @@ impl<S: RecordStore> Committer<S> {
             cfg,
             next_gen,
             running: None,
+            interim_stop: None,
             want_seal: Vec::new(),
             want_compact: Vec::new(),
             closing: false,
             held: Vec::new(),
             deleted_since_reclaim: 0,
+            last_commit: Instant::now(),
+            reclaim_wake: false,
             commit_ns: 0,
         }
     }
@@ -100,20 +124,68 @@ impl<S: RecordStore> Committer<S> {
         if let Some(c) = lock().as_mut() {
             c.maybe_start_job();
         }
-        while let Ok(first) = rx.recv() {
+        // with a reclaim due, a message is waited for only until writes have paused long enough
+        // (computed under the lock each round holds anyway: waiting for a message never takes
+        // the lock, which a write committed on the caller's thread tries for)
+        let mut idle_in = None;
+        loop {
+            let first = match idle_in {
+                None => match rx.recv() {
+                    Ok(m) => m,
+                    Err(_) => break,
+                },
+                Some(wait) => match rx.recv_timeout(wait) {
+                    Ok(m) => m,
+                    Err(RecvTimeoutError::Timeout) => {
+                        idle_in = lock().as_mut().and_then(|c| {
+                            c.reclaim_when_idle();
+                            c.reclaim_in()
+                        });
+                        continue;
+                    }
+                    Err(RecvTimeoutError::Disconnected) => break,
+                },
+            };
             let mut g = lock();
             let Some(c) = g.as_mut() else { break };
             let (handled, more) = c.round(first, &rx);
             c.links.outbox.handled(handled);
+            c.reclaim_wake = false;
+            idle_in = c.reclaim_in();
             if !more {
                 break;
             }
         }
         let mut g = lock();
-        if let Some(c) = g.as_ref() {
+        if let Some(c) = g.as_mut() {
             c.after_group();
+            if c.deleted_since_reclaim >= RECLAIM_AFTER_DELETES {
+                c.reclaim_now();
+            }
         }
         g.take();
+    }
+
+    /// With a reclaim due (deletes since the last one), how long until writes will have paused
+    /// for [`RECLAIM_IDLE`]; `None` when none is due.
+    fn reclaim_in(&self) -> Option<Duration> {
+        (self.deleted_since_reclaim >= RECLAIM_AFTER_DELETES)
+            .then(|| RECLAIM_IDLE.saturating_sub(self.last_commit.elapsed()))
+    }
+
+    /// Runs the due reclaim if no write was committed for [`RECLAIM_IDLE`] (a write committed on
+    /// the caller's thread meanwhile restarts the wait).
+    fn reclaim_when_idle(&mut self) {
+        if self.reclaim_in() == Some(Duration::ZERO) {
+            self.reclaim_now();
+        }
+    }
+
+    /// Gives free pages back now (best effort; the store decides whether enough of the file is
+    /// free to be worth it).
+    fn reclaim_now(&mut self) {
+        self.deleted_since_reclaim = 0;
+        let _ = self.store.reclaim(Reclaim::WhenWorthwhile);
     }
 
     /// One round: `first` and every message waiting after it (up to [`MAX_GROUP`] writes) as one
@@ -137,7 +209,10 @@ impl<S: RecordStore> Committer<S> {
                     self.commit_bounded(&mut writes);
                 }
                 Msg::Tick => {}
-                Msg::Close => self.closing = true,
+                Msg::Close => {
+                    self.closing = true;
+                    self.stop_interim();
+                }
             }
             if writes.len() < MAX_GROUP {
                 next = rx.try_recv().ok();
@@ -232,6 +307,16 @@ impl<S: RecordStore> Committer<S> {
                     },
                 }
             }
+            // deletes took the mutable segment a quarter below the live rows an index is built
+            // for (a flat scan serves it): an interim index still being built is not worth
+            // finishing, and its threads would only take the CPU from the writes (the margin
+            // keeps a segment that hovers at the threshold from restarting builds)
+            if guard
+                .as_ref()
+                .is_some_and(|col| col.mutable_len() < INTERIM_STOP_BELOW)
+            {
+                self.stop_interim();
+            }
         }
         for (reply, e) in failed {
             reply(Err(e));
@@ -252,12 +337,16 @@ impl<S: RecordStore> Committer<S> {
         match result {
             Ok(()) => {
                 self.links.commits.fetch_add(1, Ordering::Relaxed);
-                // deletes free database pages: give them back now and then (best effort; the
-                // store decides whether enough of the file is free to be worth it)
+                // deletes free database pages: they are given back once writes pause (the
+                // committer's loop), or here when writes never pause for long
+                self.last_commit = Instant::now();
+                let was_due = self.deleted_since_reclaim >= RECLAIM_AFTER_DELETES;
                 self.deleted_since_reclaim += deleted;
-                if self.deleted_since_reclaim >= RECLAIM_AFTER_DELETES {
-                    self.deleted_since_reclaim = 0;
-                    let _ = self.store.reclaim(Reclaim::WhenWorthwhile);
+                if !was_due && self.deleted_since_reclaim >= RECLAIM_AFTER_DELETES {
+                    self.reclaim_wake = true;
+                }
+                if self.deleted_since_reclaim >= RECLAIM_AFTER_DELETES * RECLAIM_DEFER_MAX {
+                    self.reclaim_now();
                 }
                 for (_, reply, n) in done {
                     reply(Ok(n));
@@ -269,6 +358,13 @@ impl<S: RecordStore> Committer<S> {
                     reply(Err(e.clone()));
                 }
             }
+        }
+    }
+
+    /// Cancels the interim index being built, if one is.
+    pub(super) fn stop_interim(&self) {
+        if let Some(stop) = &self.interim_stop {
+            stop.store(true, Ordering::Relaxed);
         }
     }
 

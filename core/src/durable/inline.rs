@@ -62,8 +62,9 @@ impl<S: RecordStore + Send> Inline for Arc<Cell<S>> {
         if let Some((req, _)) = msgs.pop() {
             return Err(req); // it waits for a seal: the committer holds it
         }
-        if c.job_due() {
-            // best effort: the committer also looks after its next group
+        if c.job_due() || std::mem::take(&mut c.reclaim_wake) {
+            // best effort: the committer also looks after its next group (a job to start, or a
+            // reclaim to run once writes pause)
             let _ = c.links.outbox.send(Msg::Tick);
         }
         drop(g);

@@ -3,7 +3,8 @@
 //! its result comes back, install it: the typed ticket it carries is consumed by the
 //! collection's install, then one manifest transaction commits the swap.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use super::channel::{read_lock, write_lock, Msg, Reply};
 use super::committer::Committer;
@@ -99,11 +100,21 @@ impl<S: RecordStore> Committer<S> {
             r(Ok(0));
         }
         if let Some(Job::Interim { .. }) = job {
-            // an interim index of the mutable segment, so that it is not scanned exactly
+            // an interim index of the mutable segment, so that it is not scanned exactly; with a
+            // cancel flag of its own, raised by close or by deletes that leave the segment too
+            // few live rows to need one (`Committer::commit_group`)
             let Some(ticket) = read_lock(&shared).as_ref().map(Collection::begin_interim) else {
                 return;
             };
+            let stop = Arc::new(AtomicBool::new(false));
+            let shop = Workshop {
+                cancel: stop.clone(),
+                ..shop
+            };
             self.start(JobKind::Interim, shop, Vec::new(), jobs::interim(ticket));
+            if self.running.is_some() {
+                self.interim_stop = Some(stop);
+            }
         }
     }
 
@@ -140,6 +151,7 @@ impl<S: RecordStore> Committer<S> {
     /// Swaps a finished build in: memory under the write lock, then one manifest transaction.
     pub(super) fn install(&mut self, built: Built) {
         let waiters = self.running.take().unwrap_or_default();
+        self.interim_stop = None;
         let answer = |r: Result<usize>| {
             for w in waiters {
                 w(r.clone());

@@ -33,6 +33,8 @@ const FORMAT_NAME: &str = "horosvec-collection";
 /// One collection directory's database.
 pub struct SqliteStore {
     dir: PathBuf,
+    /// The database file's path as error messages name it (made once, not per commit).
+    ctx: String,
     conn: Connection,
     dim: usize,
     metric: Metric,
@@ -47,7 +49,7 @@ impl RecordStore for SqliteStore {
     }
 
     fn segments(&mut self) -> Result<Vec<ManifestEntry>> {
-        let ctx = self.dir.join(DB_FILE).display().to_string();
+        let ctx = self.ctx.clone();
         if table_count(&self.conn, &["segments", "tombstones"]).map_err(sql_err(&ctx))? < 2 {
             return Ok(Vec::new());
         }
@@ -96,7 +98,7 @@ impl RecordStore for SqliteStore {
     }
 
     fn load(&mut self, sink: &mut dyn FnMut(StoredRecord) -> Result<()>) -> Result<()> {
-        let ctx = self.dir.join(DB_FILE).display().to_string();
+        let ctx = self.ctx.clone();
         let mut stmt = self
             .conn
             .prepare("SELECT id, seq, vector, metadata, crc FROM records ORDER BY seq")
@@ -151,7 +153,7 @@ impl RecordStore for SqliteStore {
     }
 
     fn begin_read(&mut self) -> Result<()> {
-        let ctx = self.dir.join(DB_FILE).display().to_string();
+        let ctx = self.ctx.clone();
         // In WAL mode a read transaction reads one snapshot: the one current at its first read,
         // kept until it ends, whatever the writer commits meanwhile.
         self.conn
@@ -172,7 +174,7 @@ impl RecordStore for SqliteStore {
     /// changes it whenever another connection (in any process) committed since the previous
     /// call on this connection; a checkpoint may change it too, which only costs a reload.
     fn change_token(&mut self) -> Result<u64> {
-        let ctx = self.dir.join(DB_FILE).display().to_string();
+        let ctx = self.ctx.clone();
         let v: i64 = self
             .conn
             .query_row("PRAGMA data_version", [], |r| r.get(0))
@@ -182,96 +184,132 @@ impl RecordStore for SqliteStore {
 
     fn reclaim(&mut self, when: Reclaim) -> Result<()> {
         let force = when == Reclaim::Always;
-        let ctx = self.dir.join(DB_FILE).display().to_string();
+        let ctx = self.ctx.as_str();
+        let conn = &self.conn;
         let pragma = |name: &str| -> Result<i64> {
-            self.conn
-                .query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))
-                .map_err(sql_err(&ctx))
+            conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))
+                .map_err(sql_err(ctx))
         };
         let (free, pages) = (pragma("freelist_count")?, pragma("page_count")?);
         // worth a vacuum when a quarter of the file (and at least 1 MiB at 4 KiB pages) is free
-        if free > 0 && (force || (free >= RECLAIM_MIN_PAGES && free * 4 >= pages)) {
+        let vacuum = free > 0 && (force || (free >= RECLAIM_MIN_PAGES && free * 4 >= pages));
+        if vacuum {
             // the pragma frees one page per step (one result row each): step it to the end
-            let mut stmt = self
-                .conn
+            let mut stmt = conn
                 .prepare("PRAGMA incremental_vacuum")
-                .map_err(sql_err(&ctx))?;
-            let mut rows = stmt.query([]).map_err(sql_err(&ctx))?;
-            while rows.next().map_err(sql_err(&ctx))?.is_some() {}
+                .map_err(sql_err(ctx))?;
+            let mut rows = stmt.query([]).map_err(sql_err(ctx))?;
+            while rows.next().map_err(sql_err(ctx))?.is_some() {}
+        } else if !force {
+            // nothing given back: the log is left to SQLite's own checkpoints (bounded by
+            // `journal_size_limit`), so that a run of deletes in a large collection does not
+            // force a full checkpoint and a regrown log every 1,024 of them (the committer's
+            // `RECLAIM_AFTER_DELETES`)
+            return Ok(());
         }
         // copy the log into the database and truncate it to zero bytes; a reader's snapshot may
         // keep part of it, in which case the log is reused from its start later
-        self.conn
-            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
-            .map_err(sql_err(&ctx))
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .map_err(sql_err(ctx))
     }
 
     fn commit(&mut self, muts: &[Mutation<'_>]) -> Result<()> {
         if self.read_only {
             return Err(Error::ReadOnly);
         }
-        let ctx = self.dir.join(DB_FILE).display().to_string();
-        let tx = self.conn.transaction().map_err(sql_err(&ctx))?;
-        {
-            let mut put = tx
-                .prepare_cached("INSERT OR REPLACE INTO records (id, seq, vector, metadata, crc) VALUES (?1, ?2, ?3, ?4, ?5)")
-                .map_err(sql_err(&ctx))?;
-            let mut del = tx
-                .prepare_cached("DELETE FROM records WHERE id = ?1")
-                .map_err(sql_err(&ctx))?;
-            let mut tomb = tx
-                .prepare_cached(
+        let (conn, ctx) = (&self.conn, self.ctx.as_str());
+        // BEGIN and COMMIT through the statement cache too: parsed once per connection, not
+        // once per write group (rusqlite's `transaction()` runs them as fresh SQL text)
+        run_cached(conn, "BEGIN").map_err(sql_err(ctx))?;
+        let done = write_group(conn, muts, ctx)
+            .and_then(|()| run_cached(conn, "COMMIT").map_err(sql_err(ctx)));
+        if done.is_err() && !conn.is_autocommit() {
+            // the whole group is rolled back: none of it is stored
+            let _ = conn.execute_batch("ROLLBACK");
+        }
+        done
+    }
+}
+
+/// The statement in `slot`, taken from the connection's cache on its first use.
+fn cached<'c, 's>(
+    conn: &'c Connection,
+    slot: &'s mut Option<rusqlite::CachedStatement<'c>>,
+    ctx: &str,
+    sql: &str,
+) -> Result<&'s mut rusqlite::CachedStatement<'c>> {
+    if slot.is_none() {
+        *slot = Some(conn.prepare_cached(sql).map_err(sql_err(ctx))?);
+    }
+    slot.as_mut()
+        .ok_or_else(|| Error::Internal("statement cache slot empty".into()))
+}
+
+/// Runs a cached statement that returns no rows.
+fn run_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(sql)?.execute([]).map(drop)
+}
+
+/// The statements of one write group, each prepared (from the connection's cache) on its first
+/// use in the group: a delete does not prepare the insert, nor an insert the delete.
+fn write_group(conn: &Connection, muts: &[Mutation<'_>], ctx: &str) -> Result<()> {
+    let mut put: Option<rusqlite::CachedStatement<'_>> = None;
+    let mut del: Option<rusqlite::CachedStatement<'_>> = None;
+    let mut tomb: Option<rusqlite::CachedStatement<'_>> = None;
+    let mut bytes = Vec::new();
+    for m in muts {
+        match *m {
+            Mutation::Put {
+                id,
+                seq,
+                vector,
+                metadata,
+            } => {
+                bytes.clear();
+                bytes.extend(vector.iter().flat_map(|x| x.to_le_bytes()));
+                let seq = i64::try_from(seq)
+                    .map_err(|_| Error::Internal(format!("seq {seq} out of range")))?;
+                let key = encode_id(id);
+                let crc = record_crc(&key, seq, &bytes, metadata);
+                cached(conn, &mut put, ctx, "INSERT OR REPLACE INTO records (id, seq, vector, metadata, crc) VALUES (?1, ?2, ?3, ?4, ?5)")?
+                    .execute(params![key, seq, bytes, metadata, crc])
+                    .map_err(sql_err(ctx))?;
+            }
+            Mutation::Delete { id } => {
+                cached(conn, &mut del, ctx, "DELETE FROM records WHERE id = ?1")?
+                    .execute(params![encode_id(id)])
+                    .map_err(sql_err(ctx))?;
+            }
+            Mutation::Tombstone { generation, row } => {
+                cached(
+                    conn,
+                    &mut tomb,
+                    ctx,
                     "INSERT OR IGNORE INTO tombstones (generation, row) VALUES (?1, ?2)",
+                )?
+                .execute(params![generation as i64, row])
+                .map_err(sql_err(ctx))?;
+            }
+            Mutation::AddSegment { generation, rows } => {
+                conn.execute(
+                    "INSERT INTO segments (generation, rows) VALUES (?1, ?2)",
+                    params![generation as i64, rows as i64],
                 )
-                .map_err(sql_err(&ctx))?;
-            let mut bytes = Vec::new();
-            for m in muts {
-                match *m {
-                    Mutation::Put {
-                        id,
-                        seq,
-                        vector,
-                        metadata,
-                    } => {
-                        bytes.clear();
-                        bytes.extend(vector.iter().flat_map(|x| x.to_le_bytes()));
-                        let seq = i64::try_from(seq)
-                            .map_err(|_| Error::Internal(format!("seq {seq} out of range")))?;
-                        let key = encode_id(id);
-                        let crc = record_crc(&key, seq, &bytes, metadata);
-                        put.execute(params![key, seq, bytes, metadata, crc])
-                            .map_err(sql_err(&ctx))?;
-                    }
-                    Mutation::Delete { id } => {
-                        del.execute(params![encode_id(id)]).map_err(sql_err(&ctx))?;
-                    }
-                    Mutation::Tombstone { generation, row } => {
-                        tomb.execute(params![generation as i64, row])
-                            .map_err(sql_err(&ctx))?;
-                    }
-                    Mutation::AddSegment { generation, rows } => {
-                        tx.execute(
-                            "INSERT INTO segments (generation, rows) VALUES (?1, ?2)",
-                            params![generation as i64, rows as i64],
-                        )
-                        .map_err(sql_err(&ctx))?;
-                    }
-                    Mutation::RemoveSegment { generation } => {
-                        tx.execute(
-                            "DELETE FROM segments WHERE generation = ?1",
-                            params![generation as i64],
-                        )
-                        .map_err(sql_err(&ctx))?;
-                        tx.execute(
-                            "DELETE FROM tombstones WHERE generation = ?1",
-                            params![generation as i64],
-                        )
-                        .map_err(sql_err(&ctx))?;
-                    }
-                }
+                .map_err(sql_err(ctx))?;
+            }
+            Mutation::RemoveSegment { generation } => {
+                conn.execute(
+                    "DELETE FROM segments WHERE generation = ?1",
+                    params![generation as i64],
+                )
+                .map_err(sql_err(ctx))?;
+                conn.execute(
+                    "DELETE FROM tombstones WHERE generation = ?1",
+                    params![generation as i64],
+                )
+                .map_err(sql_err(ctx))?;
             }
         }
-        // Dropping `tx` on an error path above rolls the whole group back.
-        tx.commit().map_err(sql_err(&ctx))
     }
+    Ok(())
 }

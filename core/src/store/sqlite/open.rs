@@ -220,6 +220,7 @@ impl SqliteStore {
         }
         Ok(SqliteStore {
             dir: dir.to_path_buf(),
+            ctx,
             conn,
             dim,
             metric,
