@@ -46,34 +46,18 @@ impl AlignedBuf {
     }
 
     /// A 64-byte aligned buffer of `len` zero bytes (for a caller that fills it from outside
-    /// Rust: the wasm build's snapshot buffer, filled by JS; a segment file read whole). The
-    /// zeros come from the allocator's zeroed allocation, which for a large buffer is fresh
-    /// memory that is zero already (glibc's `calloc` of a mapped chunk; in wasm, the dlmalloc
-    /// chunk of a `memory.grow`): no pass writes them, so the caller's fill is the first touch
-    /// of each page (measured on 177 MB in wasm: the zeroing pass cost 118–157 ms, more than
-    /// the read into the buffer).
+    /// Rust: the wasm build's snapshot buffer, filled by JS).
     ///
     /// # Errors
     /// `HV_OUT_OF_MEMORY`.
     pub fn try_zeroed(len: usize) -> crate::error::Result<AlignedBuf> {
-        let n = len.div_ceil(64);
-        let oom = || crate::error::Error::OutOfMemory(format!("a buffer of {len} bytes"));
-        let layout = std::alloc::Layout::array::<CacheLine>(n).map_err(|_| oom())?;
-        let lines = if n == 0 {
-            Vec::new()
-        } else {
-            // SAFETY: `layout` has a non-zero size (n ≥ 1 lines of 64 bytes).
-            let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<CacheLine>();
-            if ptr.is_null() {
-                return Err(oom());
-            }
-            populate(ptr.cast::<u8>(), n * 64);
-            // SAFETY: `ptr` comes from the global allocator with exactly the layout a
-            // `Vec<CacheLine>` of capacity `n` uses (`Layout::array::<CacheLine>(n)`), and its
-            // `n` lines are initialised: all zero bits is a valid `CacheLine`.
-            unsafe { Vec::from_raw_parts(ptr, n, n) }
-        };
-        Ok(AlignedBuf { lines, len })
+        AlignedBuf::try_fill(len, |dst| {
+            // SAFETY: `dst` is `len` writable bytes; once zeroed, each is an initialised `u8`.
+            Ok(unsafe {
+                std::ptr::write_bytes(dst.as_mut_ptr().cast::<u8>(), 0, dst.len());
+                std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u8>(), dst.len())
+            })
+        })
     }
 
     /// Mutable access to the bytes (a buffer not shared yet: filled before it backs anything).
