@@ -38,10 +38,8 @@ import { copyFile, mkdtemp, rename, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { build, preview } from 'vite';
-import { loadSample } from '../examples/lib/sample.mjs';
-import { buildSnapshot } from '../examples/semantic-search/build-snapshot.mjs';
 import { ROOT, provenance } from './lib/provenance.mjs';
+import { servePage } from './lib/page-server.mjs';
 import { treeCpuSeconds, waitIdle } from './lib/proc-cpu.mjs';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' }, repeat: { type: 'boolean', default: false }, 'cold-browser': { type: 'boolean', default: false }, variant: { type: 'string', multiple: true, default: [] } } });
@@ -58,13 +56,7 @@ const variants = [{ name: 'base', query: '', files: [], env: [] }, ...values.var
 })];
 const log = (s) => process.stderr.write(`${s}\n`);
 
-execFileSync('bash', [join(ROOT, 'scripts/prepare-model.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
-await buildSnapshot();
-const query = loadSample().queries.find((q) => q.text.length >= 25 && q.text.length <= 70).text;
-const configFile = join(ROOT, 'examples/semantic-search/vite.config.mjs');
-await build({ configFile, logLevel: 'warn' });
-const server = await preview({ configFile, preview: { port: 0, strictPort: false }, logLevel: 'warn' });
-const url = `http://127.0.0.1:${server.httpServer.address().port}/`;
+const { url, query, server } = await servePage();
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -19,10 +19,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { build, preview } from 'vite';
-import { loadSample } from '../examples/lib/sample.mjs';
-import { buildSnapshot } from '../examples/semantic-search/build-snapshot.mjs';
-import { ROOT, provenance } from './lib/provenance.mjs';
+import { provenance } from './lib/provenance.mjs';
+import { servePage } from './lib/page-server.mjs';
 import { waitIdle } from './lib/proc-cpu.mjs';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, keep: { type: 'string' } } });
@@ -30,13 +28,7 @@ const runs = Number(values.runs);
 const log = (s) => process.stderr.write(`${s}\n`);
 const CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.wasm', 'disabled-by-default-v8.compile', 'toplevel', 'loading'];
 
-execFileSync('bash', [join(ROOT, 'scripts/prepare-model.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
-await buildSnapshot();
-const query = loadSample().queries.find((q) => q.text.length >= 25 && q.text.length <= 70).text;
-const configFile = join(ROOT, 'examples/semantic-search/vite.config.mjs');
-await build({ configFile, logLevel: 'warn' });
-const server = await preview({ configFile, preview: { port: 0, strictPort: false }, logLevel: 'warn' });
-const url = `http://127.0.0.1:${server.httpServer.address().port}/`;
+const { url, query, server } = await servePage();
 
 const ms = (us) => Math.round(us / 1000);
 const median = (xs) => {

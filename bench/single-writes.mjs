@@ -26,6 +26,7 @@ import { readVecs } from '../npm/cli/vecs.js';
 import { provenance } from './lib/provenance.mjs';
 import { storageOf } from './lib/protocol.mjs';
 import * as hv from 'horosvec';
+import { openHorosvec, openSqliteVec } from './lib/single-write-engines.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -42,8 +43,6 @@ const rounds = Number(values.rounds);
 const base = readVecs(join(ROOT, 'data', 'sample', 'base.f16vecs'));
 const dim = base.dim;
 const row = (i) => base.data.subarray((i % base.n) * dim, ((i % base.n) + 1) * dim);
-const Database = (await import('better-sqlite3')).default;
-const vec = await import('sqlite-vec');
 const load = () => loadavg().map((x) => Number(x.toFixed(2)));
 
 /** `op(i)` for i in 0..count, each awaited: writes/s and latency percentiles (ms). */
@@ -62,44 +61,8 @@ async function timed(op) {
 }
 
 const ENGINES = {
-  async horosvec(dir, durability) {
-    const col = await hv.Collection.open(join(dir, 'col'), { dim, metric: 'cosine', durability });
-    return {
-      api: 'Collection.add / upsert / delete (Promise)',
-      add: (i) => col.add(i, row(i)),
-      upsert: (i) => col.upsert([i], row(i + 7)),
-      delete: (i) => col.delete([i]),
-      close: async () => {
-        const commits = col.stats().commits;
-        await col.close();
-        return { commits };
-      },
-    };
-  },
-  async 'sqlite-vec'(dir, durability) {
-    const db = new Database(join(dir, 'v.db'));
-    vec.load(db);
-    db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${{ full: 'FULL', normal: 'NORMAL', off: 'OFF' }[durability]}`);
-    db.exec(`create virtual table v using vec0(embedding float[${dim}] distance_metric=cosine)`);
-    const ins = db.prepare('insert into v(rowid, embedding) values (?, ?)');
-    const del = db.prepare('delete from v where rowid = ?');
-    const add = db.transaction((id) => ins.run(BigInt(id), row(id)));
-    const upd = db.transaction((id) => {
-      del.run(BigInt(id));
-      ins.run(BigInt(id), row(id + 7));
-    });
-    return {
-      api: 'better-sqlite3 statements (sync), one transaction per call',
-      add: (i) => add(i),
-      upsert: (i) => upd(i),
-      delete: (i) => del.run(BigInt(i)),
-      close: async () => {
-        db.close();
-        return { commits: null };
-      },
-    };
-  },
+  horosvec: (dir, durability) => openHorosvec(hv, dir, durability, dim, row),
+  'sqlite-vec': (dir, durability) => openSqliteVec(dir, durability, dim, row),
 };
 const names = Object.keys(ENGINES);
 const OPS = ['add', 'upsert', 'delete'];

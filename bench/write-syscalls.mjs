@@ -51,33 +51,10 @@ if (values.child) {
   const durability = values.durability;
   const dir = values.dir;
   const mark = openSync('/dev/null', 'w');
-  let w;
-  if (values.child === 'horosvec') {
-    const hv = await import(values.horosvec);
-    const col = await hv.Collection.open(join(dir, 'col'), { dim, metric: 'cosine', durability });
-    w = {
-      add: (i) => col.add(i, row(i)),
-      upsert: (i) => col.upsert([i], row(i + 7)),
-      delete: (i) => col.delete([i]),
-      close: () => col.close(),
-    };
-  } else {
-    const Database = (await import('better-sqlite3')).default;
-    const vec = await import('sqlite-vec');
-    const db = new Database(join(dir, 'v.db'));
-    vec.load(db);
-    db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${{ full: 'FULL', normal: 'NORMAL', off: 'OFF' }[durability]}`);
-    db.exec(`create virtual table v using vec0(embedding float[${dim}] distance_metric=cosine)`);
-    const ins = db.prepare('insert into v(rowid, embedding) values (?, ?)');
-    const del = db.prepare('delete from v where rowid = ?');
-    const add = db.transaction((id) => ins.run(BigInt(id), row(id)));
-    const upd = db.transaction((id) => {
-      del.run(BigInt(id));
-      ins.run(BigInt(id), row(id + 7));
-    });
-    w = { add: (i) => add(i), upsert: (i) => upd(i), delete: (i) => del.run(BigInt(i)), close: () => db.close() };
-  }
+  const { openHorosvec, openSqliteVec } = await import('./lib/single-write-engines.mjs');
+  const w = values.child === 'horosvec'
+    ? await openHorosvec(await import(values.horosvec), dir, durability, dim, row)
+    : await openSqliteVec(dir, durability, dim, row);
   for (const op of OPS) {
     writeSync(mark, `${MARK}${op}`);
     for (let i = 0; i < count; i++) await w[op](i);
