@@ -482,25 +482,30 @@ fn sustained_writes_are_bounded_and_space_comes_back() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The pages freed by a run of deletes are given back once writes pause (the committer's idle
-/// reclaim), without a close and without a vacuum inside a write.
-#[test]
-fn a_pause_after_many_deletes_gives_the_space_back() {
-    let dir = tmp("idle-reclaim");
-    let dim = 64;
+/// A collection of 64-d records `0..n` in `dir`, all in the mutable segment (added 2,000 at a time).
+fn filled(dir: &Path, n: u64) -> DurableCollection {
     let d = open(
-        &dir,
-        dim,
+        dir,
+        64,
         SegmentConfig {
             max_mutable_records: 1_000_000,
             ..SegmentConfig::default()
         },
     )
     .unwrap();
-    let n = 8_000u64;
     for from in (0..n).step_by(2_000) {
-        put(&d, WriteKind::Add, from..from + 2_000, dim, 0.0).unwrap();
+        put(&d, WriteKind::Add, from..from + 2_000, 64, 0.0).unwrap();
     }
+    d
+}
+
+/// The pages freed by a run of deletes are given back once writes pause (the committer's idle
+/// reclaim), without a close and without a vacuum inside a write.
+#[test]
+fn a_pause_after_many_deletes_gives_the_space_back() {
+    let dir = tmp("idle-reclaim");
+    let n = 8_000u64;
+    let d = filled(&dir, n);
     let big = store_bytes(&dir);
     let ids: Vec<VectorId> = (0..n).map(VectorId::Int).collect();
     for chunk in ids.chunks(500) {
@@ -531,20 +536,8 @@ fn a_pause_after_many_deletes_gives_the_space_back() {
 #[test]
 fn deleting_every_record_gives_the_space_back() {
     let dir = tmp("emptied");
-    let dim = 64;
-    let d = open(
-        &dir,
-        dim,
-        SegmentConfig {
-            max_mutable_records: 1_000_000,
-            ..SegmentConfig::default()
-        },
-    )
-    .unwrap();
     let n = 20_000u64;
-    for from in (0..n).step_by(2_000) {
-        put(&d, WriteKind::Add, from..from + 2_000, dim, 0.0).unwrap();
-    }
+    let d = filled(&dir, n);
     let big = store_bytes(&dir);
     assert!(big > 4 << 20, "{big} bytes");
     let ids: Vec<VectorId> = (0..n).map(VectorId::Int).collect();
