@@ -521,9 +521,9 @@ fn a_pause_after_many_deletes_gives_the_space_back() {
     }
     assert_eq!(size(&d), 0);
     // no write follows: the committer gives the pages back on its own (polled, generously)
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while store_bytes(&dir) * 4 >= big && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(20));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while store_bytes(&dir) * 4 >= big && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
     }
     let small = store_bytes(&dir);
     eprintln!("after a pause: database + WAL {big} -> {small} bytes");

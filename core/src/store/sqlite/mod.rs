@@ -49,8 +49,8 @@ impl RecordStore for SqliteStore {
     }
 
     fn segments(&mut self) -> Result<Vec<ManifestEntry>> {
-        let ctx = self.ctx.clone();
-        if table_count(&self.conn, &["segments", "tombstones"]).map_err(sql_err(&ctx))? < 2 {
+        let ctx = self.ctx.as_str();
+        if table_count(&self.conn, &["segments", "tombstones"]).map_err(sql_err(ctx))? < 2 {
             return Ok(Vec::new());
         }
         let mut out: Vec<ManifestEntry> = Vec::new();
@@ -58,11 +58,11 @@ impl RecordStore for SqliteStore {
             let mut stmt = self
                 .conn
                 .prepare("SELECT generation, rows FROM segments ORDER BY generation")
-                .map_err(sql_err(&ctx))?;
-            let mut rows = stmt.query([]).map_err(sql_err(&ctx))?;
-            while let Some(r) = rows.next().map_err(sql_err(&ctx))? {
-                let g: i64 = r.get(0).map_err(sql_err(&ctx))?;
-                let n: i64 = r.get(1).map_err(sql_err(&ctx))?;
+                .map_err(sql_err(ctx))?;
+            let mut rows = stmt.query([]).map_err(sql_err(ctx))?;
+            while let Some(r) = rows.next().map_err(sql_err(ctx))? {
+                let g: i64 = r.get(0).map_err(sql_err(ctx))?;
+                let n: i64 = r.get(1).map_err(sql_err(ctx))?;
                 if g < 0 || n <= 0 {
                     return Err(Error::Corrupt(format!(
                         "{ctx}: manifest row (generation {g}, rows {n})"
@@ -78,11 +78,11 @@ impl RecordStore for SqliteStore {
         let mut stmt = self
             .conn
             .prepare("SELECT generation, row FROM tombstones ORDER BY generation, row")
-            .map_err(sql_err(&ctx))?;
-        let mut rows = stmt.query([]).map_err(sql_err(&ctx))?;
-        while let Some(r) = rows.next().map_err(sql_err(&ctx))? {
-            let g: i64 = r.get(0).map_err(sql_err(&ctx))?;
-            let row: i64 = r.get(1).map_err(sql_err(&ctx))?;
+            .map_err(sql_err(ctx))?;
+        let mut rows = stmt.query([]).map_err(sql_err(ctx))?;
+        while let Some(r) = rows.next().map_err(sql_err(ctx))? {
+            let g: i64 = r.get(0).map_err(sql_err(ctx))?;
+            let row: i64 = r.get(1).map_err(sql_err(ctx))?;
             let e = out
                 .iter_mut()
                 .find(|e| e.generation as i64 == g)
@@ -98,14 +98,14 @@ impl RecordStore for SqliteStore {
     }
 
     fn load(&mut self, sink: &mut dyn FnMut(StoredRecord) -> Result<()>) -> Result<()> {
-        let ctx = self.ctx.clone();
+        let ctx = self.ctx.as_str();
         let mut stmt = self
             .conn
             .prepare("SELECT id, seq, vector, metadata, crc FROM records ORDER BY seq")
-            .map_err(sql_err(&ctx))?;
-        let mut rows = stmt.query([]).map_err(sql_err(&ctx))?;
+            .map_err(sql_err(ctx))?;
+        let mut rows = stmt.query([]).map_err(sql_err(ctx))?;
         let dim = self.dim;
-        while let Some(row) = rows.next().map_err(sql_err(&ctx))? {
+        while let Some(row) = rows.next().map_err(sql_err(ctx))? {
             let key: Vec<u8> = row
                 .get(0)
                 .map_err(|e| Error::Corrupt(format!("{ctx}: record id: {e}")))?;
@@ -117,7 +117,7 @@ impl RecordStore for SqliteStore {
                 .map_err(|e| Error::Corrupt(format!("{ctx}: record seq: {e}")))?;
             let blob = row
                 .get_ref(2)
-                .map_err(sql_err(&ctx))?
+                .map_err(sql_err(ctx))?
                 .as_blob()
                 .map_err(|e| Error::Corrupt(format!("{ctx}: vector of {id}: {e}")))?;
             if blob.len() != dim * 4 || seq < 0 {
@@ -153,12 +153,12 @@ impl RecordStore for SqliteStore {
     }
 
     fn begin_read(&mut self) -> Result<()> {
-        let ctx = self.ctx.clone();
+        let ctx = self.ctx.as_str();
         // In WAL mode a read transaction reads one snapshot: the one current at its first read,
         // kept until it ends, whatever the writer commits meanwhile.
         self.conn
             .execute_batch("BEGIN DEFERRED")
-            .map_err(sql_err(&ctx))
+            .map_err(sql_err(ctx))
     }
 
     fn end_read(&mut self) {
@@ -174,11 +174,11 @@ impl RecordStore for SqliteStore {
     /// changes it whenever another connection (in any process) committed since the previous
     /// call on this connection; a checkpoint may change it too, which only costs a reload.
     fn change_token(&mut self) -> Result<u64> {
-        let ctx = self.ctx.clone();
+        let ctx = self.ctx.as_str();
         let v: i64 = self
             .conn
             .query_row("PRAGMA data_version", [], |r| r.get(0))
-            .map_err(sql_err(&ctx))?;
+            .map_err(sql_err(ctx))?;
         Ok(v as u64)
     }
 
