@@ -68,6 +68,8 @@ const invokeSync = (f) => {
 
 function nativeBackend(raw) {
   // Starts a worker-thread call; every failure, synchronous or not, becomes a rejected HvError.
+  // A durable write committed on this thread (`submitNow`) returns its count itself, passed on
+  // as is: the queue wraps it without tracking it (nothing is pending).
   const invoke = (f) => {
     let p;
     try {
@@ -75,21 +77,7 @@ function nativeBackend(raw) {
     } catch (e) {
       return Promise.reject(toHvError(e));
     }
-    return p.catch((e) => {
-      throw toHvError(e);
-    });
-  };
-
-  // A durable write: its count when it was committed on this thread (`submitNow`), which the
-  // queue passes on without tracking it (nothing is pending); else a Promise as `invoke`'s.
-  const invokeWrite = (f) => {
-    let r;
-    try {
-      r = f();
-    } catch (e) {
-      return Promise.reject(toHvError(e));
-    }
-    return typeof r === 'number' ? r : r.catch((e) => {
+    return typeof p === 'number' ? p : p.catch((e) => {
       throw toHvError(e);
     });
   };
@@ -147,13 +135,13 @@ function nativeBackend(raw) {
     }
 
     write(method, ids, flat, meta) {
-      return this.durable ? invokeWrite(() => this.#submit(method, ids, flat, meta)) : invoke(() => this.raw[`${method}Async`](ids, flat, meta));
+      return invoke(() => (this.durable ? this.#submit(method, ids, flat, meta) : this.raw[`${method}Async`](ids, flat, meta)));
     }
     delete(ids) {
-      return this.durable ? invokeWrite(() => this.#submit('delete', ids, undefined, undefined)) : invoke(() => this.raw.deleteAsync(ids));
+      return invoke(() => (this.durable ? this.#submit('delete', ids, undefined, undefined) : this.raw.deleteAsync(ids)));
     }
     deleteWhere(filter) {
-      return this.durable ? invokeWrite(() => this.#submit('deleteWhere', [], undefined, undefined, filter)) : invoke(() => this.raw.deleteWhereAsync(filter));
+      return invoke(() => (this.durable ? this.#submit('deleteWhere', [], undefined, undefined, filter) : this.raw.deleteWhereAsync(filter)));
     }
     count(filter) {
       return invokeSync(() => this.raw.count(filter));
