@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median } from './lib/median.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values, positionals } = parseArgs({
@@ -54,10 +55,6 @@ for (let r = 0; r < Number(values.repeats); r++) {
     process.stdout.write(`${JSON.stringify(out)}\n`);
   }
 }
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const [t1, t2] = [threads[0], threads[threads.length - 1]];
 const summary = {
   bench: 'build-scaling-summary',

@@ -41,6 +41,7 @@ import { parseArgs } from 'node:util';
 import { ROOT, provenance } from './lib/provenance.mjs';
 import { servePage } from './lib/page-server.mjs';
 import { treeCpuSeconds, waitIdle } from './lib/proc-cpu.mjs';
+import { median } from './lib/median.mjs';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' }, repeat: { type: 'boolean', default: false }, 'cold-browser': { type: 'boolean', default: false }, variant: { type: 'string', multiple: true, default: [] } } });
 const runs = Number(values.runs);
@@ -58,10 +59,6 @@ const log = (s) => process.stderr.write(`${s}\n`);
 
 const { url, query, server } = await servePage();
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const load1 = () => Number(loadavg()[0].toFixed(2));
 
 /** One visit of `page`: the page's firstResultMs, readyMs and marks. */

@@ -22,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { provenance } from './lib/provenance.mjs';
 import { servePage } from './lib/page-server.mjs';
 import { waitIdle } from './lib/proc-cpu.mjs';
+import { median } from './lib/median.mjs';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, keep: { type: 'string' } } });
 const runs = Number(values.runs);
@@ -31,10 +32,6 @@ const CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline'
 const { url, query, server } = await servePage();
 
 const ms = (us) => Math.round(us / 1000);
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /** The per-thread sums of one trace (times in ms). */
 function summarize(events) {
@@ -63,7 +60,8 @@ function summarize(events) {
   }
   const out = {};
   const slot = (name) => (out[name] ??= { busy: 0, wasmLazyCompile: 0, wasmTopTierCompile: 0, jsCompile: 0, gc: 0 });
-  const depth = new Map();
+  // per thread, the end of the top-level event in progress, and of the JS compilation one
+  const topUntil = new Map();
   const jsUntil = new Map();
   const xs = events.filter((e) => e.ph === 'X' && typeof e.dur === 'number').sort((a, b) => a.ts - b.ts || b.dur - a.dur);
   for (const e of xs) {
@@ -74,11 +72,12 @@ function summarize(events) {
       (proc === 'Renderer' && thread === 'CrRendererMain' ? 'rendererMain'
         : proc === 'Renderer' && thread.startsWith('ThreadPool') ? 'rendererPool'
           : proc === 'Renderer' ? 'rendererOther' : proc === 'WebUI Top Renderer' ? 'webuiRenderer' : proc === 'Browser' ? 'browser' : proc === 'GPU Process' ? 'gpu' : `other (${proc || 'pid ' + e.pid} / ${thread || 'tid ' + e.tid})`);
-    const stack = depth.get(key) ?? [];
-    depth.set(key, stack);
-    while (stack.length && stack[stack.length - 1] <= e.ts) stack.pop();
     const s = slot(name);
-    if (stack.length === 0) s.busy += e.dur;
+    if (!(topUntil.get(key) > e.ts)) {
+      // not nested in an earlier event of this thread: a task of its own
+      s.busy += e.dur;
+      topUntil.set(key, e.ts + e.dur);
+    }
     if (e.name === 'wasm.CompileLazy') s.wasmLazyCompile += e.dur;
     else if (e.name === 'wasm.TopTierCompilation') s.wasmTopTierCompile += e.dur;
     else if (/^(MinorGC|MajorGC)$/.test(e.name)) s.gc += e.dur;
@@ -87,7 +86,6 @@ function summarize(events) {
       s.jsCompile += e.dur;
       jsUntil.set(key, e.ts + e.dur);
     }
-    stack.push(e.ts + e.dur);
   }
   return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([f, x]) => [f, ms(x)]))]));
 }

@@ -27,6 +27,7 @@ import { provenance } from './lib/provenance.mjs';
 import { storageOf } from './lib/protocol.mjs';
 import * as hv from 'horosvec';
 import { openHorosvec, openSqliteVec } from './lib/single-write-engines.mjs';
+import { median } from './lib/median.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -98,10 +99,6 @@ for (const medium of values.media.split(',')) {
     }
   }
 }
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const keys = new Set(results.map((r) => `${r.op}|${r.durability}|${r.medium}`));
 for (const k of keys) {
   const [op, durability, medium] = k.split('|');
