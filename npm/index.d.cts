@@ -632,7 +632,9 @@ export declare class Collection<M = Metadata, I extends Id = Id> {
   /**
    * The `k` nearest records, best first (ties: earlier-inserted first). Exact without an index;
    * with one, approximate (see `ef`), and the returned distances are still exact. With `filter`
-   * or `ids`, only matching records, and exactly `min(k, matches)` hits.
+   * or `ids`, only matching records, and exactly `min(k, matches)` hits. Natively it runs on a
+   * worker thread, except a search of a kind timed under 1 ms with no other search pending: that
+   * one runs on the calling thread (no thread hop), at most 2 ms of them per event-loop turn.
    * @throws `HV_INVALID_ARGUMENT` (bad `k`, bad filter or ids, an unknown option name),
    * `HV_DIM_MISMATCH`, `HV_INVALID_VECTOR`, `HV_CLOSED`.
    */

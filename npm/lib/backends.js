@@ -12,7 +12,8 @@
 // A handle (one raw collection): `durable`, `queue` (its `CallQueue`), `size`, `commits`,
 // `mutableBound`, `stats()`, `get(id)`, `searchSync(query, options)`, `close()`, and the calls
 // the queue orders, each returning a Promise whose rejection is an `HvError` (a durable write
-// committed at once returns its count itself, for the queue to wrap): `write(method,
+// committed at once returns its count itself, a search run inline its hits, for the queue to
+// wrap): `write(method,
 // ids, flat, metadata)` (method "add" | "upsert"), `delete(ids)`, `search(query, options)`,
 // `deleteWhere(filterJson)`, `searchBatch(flat, options)`, `count(filterJson)`, `list(filterJson,
 // limit, cursor, includeVectors)`, `importGraph(adjacency, degree, entry, params)`,
@@ -24,6 +25,7 @@
 import { hvError, readInput, toHvError } from './errors.js';
 import { openCollectionDir, opfsError, removeOrphans, removeSegmentFile, writeSegmentFile } from './opfs.js';
 import { CallQueue, TicketBook } from './queue.js';
+import { SearchDispatcher } from './search-dispatch.js';
 
 // `signal.aborted` is the caller's value: a getter that throws is the caller's error.
 const isAborted = (signal) => readInput(() => signal?.aborted === true);
@@ -68,8 +70,9 @@ const invokeSync = (f) => {
 
 function nativeBackend(raw) {
   // Starts a worker-thread call; every failure, synchronous or not, becomes a rejected HvError.
-  // A durable write committed on this thread (`submitNow`) returns its count itself, passed on
-  // as is: the queue wraps it without tracking it (nothing is pending).
+  // A call that finished on this thread (a durable write committed at once, `submitNow`; a
+  // search run inline, `SearchDispatcher`) returns its result itself, passed on as is: the queue
+  // wraps it without tracking it (nothing is pending).
   const invoke = (f) => {
     let p;
     try {
@@ -77,7 +80,7 @@ function nativeBackend(raw) {
     } catch (e) {
       return Promise.reject(toHvError(e));
     }
-    return typeof p === 'number' ? p : p.catch((e) => {
+    return typeof p?.then !== 'function' ? p : p.catch((e) => {
       throw toHvError(e);
     });
   };
@@ -94,7 +97,15 @@ function nativeBackend(raw) {
       // keeps their call order itself and commits concurrent ones together (group commit).
       this.queue = new CallQueue({ groupCommit: this.durable });
       if (this.durable && typeof r.setSettler === 'function') r.setSettler((batch) => this.#tickets.settle(batch));
+      this.#searches = new SearchDispatcher({
+        runSync: (q, o) => r.search(q, o),
+        runAsync: (q, o) => r.searchAsync(q, o),
+        size: () => r.size,
+      });
     }
+
+    // Promise searches: on this thread when cheap and alone, else on the pool (`search-dispatch.js`).
+    #searches;
 
     get commits() {
       return this.raw.commits;
@@ -150,7 +161,7 @@ function nativeBackend(raw) {
       return invokeSync(() => this.raw.list(filter, limit, cursor, includeVectors));
     }
     search(query, options) {
-      return invoke(() => this.raw.searchAsync(query, options));
+      return invoke(() => this.#searches.search(query, options));
     }
     searchBatch(flat, options) {
       return invoke(() => this.raw.searchBatchAsync(flat, options));
