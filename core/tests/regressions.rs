@@ -558,3 +558,47 @@ fn deleting_every_record_gives_the_space_back() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A reclaim during a stream of deletes (`Reclaim::DuringWrites`, the committer's after 8,192
+/// deletes without a pause) leaves a few MiB of free pages in place (no vacuum and checkpoint of
+/// tens of ms inside a write); the reclaim once writes pause (`WhenWorthwhile`) gives them back.
+#[test]
+fn a_reclaim_during_writes_waits_for_much_free_space() {
+    use horosvec_core::store::{Mutation, Reclaim, RecordStore};
+    let dir = tmp("reclaim-during-writes");
+    std::fs::create_dir_all(&dir).unwrap();
+    let dim = 256;
+    let mut s =
+        SqliteStore::open(&dir, Some(dim), Some(Metric::L2), Durability::Normal, false).unwrap();
+    let ids: Vec<VectorId> = (0..8_000u64).map(VectorId::Int).collect();
+    let v = vec![0.5f32; dim];
+    for chunk in ids.chunks(1_000) {
+        let muts: Vec<Mutation<'_>> = chunk
+            .iter()
+            .enumerate()
+            .map(|(i, id)| Mutation::Put {
+                id,
+                seq: i as u64,
+                vector: &v,
+                metadata: None,
+            })
+            .collect();
+        s.commit(&muts).unwrap();
+    }
+    s.reclaim(Reclaim::Always).unwrap();
+    let big = store_bytes(&dir);
+    let dels: Vec<Mutation<'_>> = ids.iter().map(|id| Mutation::Delete { id }).collect();
+    s.commit(&dels).unwrap();
+    let with_free = store_bytes(&dir);
+    // about 8 MiB free: under the 64 MiB floor of a reclaim during writes
+    s.reclaim(Reclaim::DuringWrites).unwrap();
+    assert_eq!(store_bytes(&dir), with_free, "no vacuum during writes");
+    s.reclaim(Reclaim::WhenWorthwhile).unwrap();
+    let small = store_bytes(&dir);
+    assert!(
+        small * 4 < big,
+        "{small} bytes kept of {big} after the idle reclaim"
+    );
+    drop(s);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -33,8 +33,8 @@ const INTERIM_STOP_BELOW: usize = FLAT_THRESHOLD / 4 * 3;
 const RECLAIM_IDLE: Duration = Duration::from_millis(50);
 
 /// Deleted records (× [`RECLAIM_AFTER_DELETES`]) past which a reclaim runs at the end of the write
-/// group even though writes never paused, so that an endless stream of deletes still gives
-/// pages back.
+/// group even though writes never paused ([`Reclaim::DuringWrites`]: only when much is free), so
+/// that an endless stream of deletes still gives pages back.
 const RECLAIM_DEFER_MAX: usize = 8;
 
 /// Whether a group commit holds back the writes past the mutable segment's bound.
@@ -346,7 +346,8 @@ impl<S: RecordStore> Committer<S> {
                     self.reclaim_wake = true;
                 }
                 if self.deleted_since_reclaim >= RECLAIM_AFTER_DELETES * RECLAIM_DEFER_MAX {
-                    self.reclaim_now();
+                    self.deleted_since_reclaim = 0;
+                    let _ = self.store.reclaim(Reclaim::DuringWrites);
                 }
                 for (_, reply, n) in done {
                     reply(Ok(n));

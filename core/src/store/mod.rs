@@ -197,8 +197,14 @@ pub trait RecordStore {
 pub enum Reclaim {
     /// Always (after a swap moved many records out).
     Always,
-    /// Only when enough of the file is free to be worth the work (after many deletes).
+    /// Only when enough of the file is free to be worth the work (after many deletes, once
+    /// writes have paused).
     WhenWorthwhile,
+    /// As [`Reclaim::WhenWorthwhile`] with a higher floor, for a stream of deletes that never
+    /// pauses: the work (tens of ms) then delays the writes waiting behind it, so it is done
+    /// only when much is free (the SQLite store: 64 MiB as well as a quarter of the file; free
+    /// pages are reused by later writes meanwhile).
+    DuringWrites,
 }
 
 /// Encodes an id as the store's key ([`VectorId::encode`], big-endian): `0x01` + 8 bytes for an integer, `0x02` + UTF-8

@@ -307,8 +307,9 @@ impl<F: LogFile> RecordStore for LogStore<F> {
         self.replay()?.load(sink)
     }
 
-    /// [`Reclaim::Always`] (after a swap): a checkpoint. [`Reclaim::WhenWorthwhile`]: one when
-    /// the groups after the base frame have grown past three times its size (and 8 MiB).
+    /// [`Reclaim::Always`] (after a swap): a checkpoint. [`Reclaim::WhenWorthwhile`] and
+    /// [`Reclaim::DuringWrites`]: one when the groups after the base frame have grown past three
+    /// times its size (and 8 MiB).
     fn reclaim(&mut self, when: Reclaim) -> Result<()> {
         let grown = self.end - self.base_end;
         let worth = grown >= CHECKPOINT_MIN_GROWTH && grown >= 3 * self.base_end;

@@ -19,7 +19,9 @@ use rusqlite::{params, Connection};
 use super::{decode_id, encode_id, ManifestEntry, Mutation, Reclaim, RecordStore, StoredRecord};
 use crate::error::{Error, Result};
 use crate::types::Metric;
-use schema::{record_crc, sql_err, table_count, RECLAIM_MIN_PAGES};
+use schema::{
+    record_crc, sql_err, table_count, RECLAIM_DURING_WRITES_MIN_PAGES, RECLAIM_MIN_PAGES,
+};
 
 /// The database file inside a collection directory.
 pub const DB_FILE: &str = "collection.db";
@@ -191,8 +193,14 @@ impl RecordStore for SqliteStore {
                 .map_err(sql_err(ctx))
         };
         let (free, pages) = (pragma("freelist_count")?, pragma("page_count")?);
-        // worth a vacuum when a quarter of the file (and at least 1 MiB at 4 KiB pages) is free
-        let vacuum = free > 0 && (force || (free >= RECLAIM_MIN_PAGES && free * 4 >= pages));
+        // worth a vacuum when a quarter of the file (and at least 1 MiB at 4 KiB pages; 64 MiB
+        // while writes stream) is free
+        let floor = if when == Reclaim::DuringWrites {
+            RECLAIM_DURING_WRITES_MIN_PAGES
+        } else {
+            RECLAIM_MIN_PAGES
+        };
+        let vacuum = free > 0 && (force || (free >= floor && free * 4 >= pages));
         if vacuum {
             // the pragma frees one page per step (one result row each): step it to the end
             let mut stmt = conn

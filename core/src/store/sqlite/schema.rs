@@ -54,6 +54,10 @@ pub(super) fn table_count(conn: &Connection, names: &[&str]) -> rusqlite::Result
 /// Free pages below which [`RecordStore::reclaim`] leaves the database file as it is.
 pub(super) const RECLAIM_MIN_PAGES: i64 = 256;
 
+/// Free pages below which [`RecordStore::reclaim`] under `Reclaim::DuringWrites` leaves the
+/// database file as it is (64 MiB at 4 KiB pages).
+pub(super) const RECLAIM_DURING_WRITES_MIN_PAGES: i64 = 16_384;
+
 /// Size the write-ahead log is truncated to after a checkpoint (SQLite's `journal_size_limit`).
 pub(super) const WAL_SIZE_LIMIT: i64 = 16 << 20;
 
