@@ -63,6 +63,16 @@ const q = (v: number) => new Float32Array([v, 0]);
 const opts = { k: 10, includeMetadata: true };
 const microtasks = () => new Promise<void>((r) => queueMicrotask(r));
 
+/** A fake dispatcher whose kind `opts` has been timed on the pool (query 0, round trip `poolMs`). */
+async function warmed(cost = 0.2, poolMs = 0.3) {
+  const f = fakeDispatcher(cost);
+  const warm = f.d.search(q(0), opts);
+  f.settleAll(poolMs);
+  await warm;
+  await microtasks();
+  return f;
+}
+
 describe('SearchDispatcher', () => {
   it('times a new kind of search on the pool, then runs it inline', async () => {
     const f = fakeDispatcher();
@@ -80,11 +90,7 @@ describe('SearchDispatcher', () => {
   });
 
   it('sends a second search of the same microtask checkpoint, and any made while one is on the pool, to the pool', async () => {
-    const f = fakeDispatcher();
-    const warm = f.d.search(q(0), opts);
-    f.settleAll();
-    await warm;
-    await microtasks();
+    const f = await warmed();
     expect(f.d.search(q(1), opts)).toBe('hits 1');
     const second = f.d.search(q(2), opts);
     expect(second).toBeInstanceOf(Promise);
@@ -99,10 +105,7 @@ describe('SearchDispatcher', () => {
   });
 
   it('defers a search past the turn budget to the next turn, with a copy of its query', async () => {
-    const f = fakeDispatcher(0.5);
-    const warm = f.d.search(q(0), opts);
-    f.settleAll(0.5);
-    await warm;
+    const f = await warmed(0.5, 0.5);
     const inline: unknown[] = [];
     for (let i = 1; i <= 4; i++) {
       await microtasks();
@@ -123,11 +126,7 @@ describe('SearchDispatcher', () => {
   });
 
   it('moves a kind to the pool once it has grown slow, and retimes it when the collection doubles', async () => {
-    const f = fakeDispatcher();
-    const warm = f.d.search(q(0), opts);
-    f.settleAll();
-    await warm;
-    await microtasks();
+    const f = await warmed();
     f.setCost(20);
     expect(f.d.search(q(1), opts)).toBe('hits 1'); // this inline search took 20 ms
     await microtasks();
@@ -142,11 +141,7 @@ describe('SearchDispatcher', () => {
   });
 
   it('an inline failure is thrown, a pool failure rejects, and neither leaves a search pending', async () => {
-    const f = fakeDispatcher();
-    const warm = f.d.search(q(0), opts);
-    f.settleAll();
-    await warm;
-    await microtasks();
+    const f = await warmed();
     expect(() => f.d.search(q(-1), opts)).toThrow('bad query');
     const p = f.d.search(q(-2), opts);
     f.pool[0].reject(new Error('pool failed'));
