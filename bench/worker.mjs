@@ -166,7 +166,11 @@ async function search() {
         if (h.async) {
           model = 'async';
           const call = h.searchAsync ?? h.search;
+          const before = h.searchPlacement?.();
           t = await timeLoop((i) => call(data.views[i], job.k, ef), { nq: data.nq, clients: c, seconds: job.seconds, warmup: job.warmup });
+          const after = h.searchPlacement?.();
+          // horosvec: where this window's Promise searches ran (warm-up included)
+          if (before && after) t = { ...t, search_placement: Object.fromEntries(Object.keys(after).map((key) => [key, after[key] - before[key]])) };
         } else if (file !== null && engine.open) {
           model = 'worker_threads';
           t = await threadClients(engine, { file, metric: job.metric, mode: job.mode, dim: data.dim, params: h.params, ef }, data, job.k, ef, c, job.seconds);

@@ -468,6 +468,14 @@ export interface CollectionStats {
    */
   filtered: { scans: number; codeScans: number; twoHop: number; walks: number; fallbacks: number };
   /**
+   * Native backend only: the Promise `search` calls since the collection was made or opened, by
+   * where they ran: on the calling thread during the call (`inline`), on it after the event
+   * loop's next turn (`deferred`, once inline searches took 2 ms of a turn), or on a worker
+   * thread (`pool`: concurrent callers, kinds timed over 1 ms, a kind's first search). See
+   * `search`.
+   */
+  searches?: { inline: number; deferred: number; pool: number };
+  /**
    * Durable collections only: transactions committed since open, one sync each with durability
    * `'full'`. Group commit makes it smaller than the number of writes acknowledged.
    */

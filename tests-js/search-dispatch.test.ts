@@ -102,6 +102,7 @@ describe('SearchDispatcher', () => {
     await microtasks();
     expect(f.d.search(q(4), opts)).toBe('hits 4');
     expect(f.log).toEqual(['pool 0', 'inline 1', 'pool 2', 'pool 3', 'inline 4']);
+    expect(f.d.counts).toEqual({ inline: 2, deferred: 0, pool: 3 });
   });
 
   it('defers a search past the turn budget to the next turn, with a copy of its query', async () => {
@@ -123,6 +124,7 @@ describe('SearchDispatcher', () => {
     expect(f.log.at(-1)).toBe('inline 5');
     await microtasks();
     expect(f.d.search(q(6), opts)).toBe('hits 6'); // a new turn
+    expect(f.d.counts).toEqual({ inline: 5, deferred: 1, pool: 1 });
   });
 
   it('moves a kind to the pool once it has grown slow, and retimes it when the collection doubles', async () => {
@@ -168,6 +170,10 @@ describe('Promise search on the native backend', () => {
     expect(await Promise.all(queries.map((qq) => c.search(qq, { k: 5, ef: 32 })))).toEqual(expected);
     await expect(c.search(new Float32Array(dim + 1), { k: 5 })).rejects.toMatchObject({ code: 'HV_DIM_MISMATCH' });
     await expect(c.search(queries[0], { k: 5, filter: { $bogus: 1 } as never })).rejects.toMatchObject({ code: 'HV_INVALID_ARGUMENT' });
+    // every Promise search that reached the dispatcher is counted once, wherever it ran (the
+    // dimension error is refused before it)
+    const placed = c.stats().searches!;
+    expect(placed.inline + placed.deferred + placed.pool).toBe(2 * queries.length + 1);
     await c.close();
     await expect(c.search(queries[0], { k: 5 })).rejects.toMatchObject({ code: 'HV_CLOSED' });
   });

@@ -131,6 +131,8 @@ function horosvec(backend) {
         api: native ? 'searchSync; clients: search (Promise)' : 'searchSync',
         search: (q, k, ef) => col.searchSync(q, exact ? { k, exact: true } : { k, ef }).map((x) => x.id),
         searchAsync: native ? (q, k, ef) => col.search(q, exact ? { k, exact: true } : { k, ef }).then((h) => h.map((x) => x.id)) : undefined,
+        // where the Promise searches ran so far (`stats().searches`: inline, deferred, pool)
+        searchPlacement: native ? () => col.stats().searches : undefined,
         searchHits: (q, k, ef) => col.searchSync(q, exact ? { k, exact: true, includeMetadata: false } : { k, ef, includeMetadata: false }),
         searchBatch: (qs, k, ef) => col.searchBatch(qs, exact ? { k, exact: true, includeMetadata: false } : { k, ef, includeMetadata: false }),
         ...filteredHandle(col, exact),

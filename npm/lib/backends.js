@@ -110,6 +110,9 @@ function nativeBackend(raw) {
     get commits() {
       return this.raw.commits;
     }
+    get searches() {
+      return this.#searches.counts;
+    }
     get mutableBound() {
       return this.raw.mutableBound;
     }

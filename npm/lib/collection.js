@@ -225,7 +225,7 @@ export function makeApi(raw, info = {}) {
     stats() {
       return guard(() => {
         const h = this.#open();
-        return { ...h.stats(), backend: backend.name, backendReason, threads: backend.threads(), ...(h.durable ? { commits: h.commits, mutableBound: h.mutableBound, refreshes: h.refreshes, lastRefreshMs: h.lastRefreshMs } : {}) };
+        return { ...h.stats(), backend: backend.name, backendReason, threads: backend.threads(), ...(h.searches ? { searches: h.searches } : {}), ...(h.durable ? { commits: h.commits, mutableBound: h.mutableBound, refreshes: h.refreshes, lastRefreshMs: h.lastRefreshMs } : {}) };
       });
     }
 

@@ -21,6 +21,8 @@ export declare class SearchDispatcher<Q extends Float32Array = Float32Array, O e
     now?: () => number;
     onTurnEnd?: (f: () => void) => void;
   });
+  /** Searches made so far by where they ran (a copy). */
+  readonly counts: { inline: number; deferred: number; pool: number };
   /** Searches pending on the pool or deferred. */
   readonly pending: number;
   /** The hits when the search ran inline (a throw on failure), else a Promise of them. */

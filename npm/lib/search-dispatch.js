@@ -68,6 +68,7 @@ export class SearchDispatcher {
   #inlineThisTick = false;
   #turnMs = 0;
   #turnScheduled = false;
+  #counts = { inline: 0, deferred: 0, pool: 0 };
 
   /**
    * @param {{ runSync: (q: Float32Array, o: object) => unknown,
@@ -86,6 +87,11 @@ export class SearchDispatcher {
     this.#onTurnEnd = onTurnEnd;
   }
 
+  /** Searches made so far by where they ran: `{ inline, deferred, pool }` (a copy). */
+  get counts() {
+    return { ...this.#counts };
+  }
+
   /** Searches pending on the pool or deferred. */
   get pending() {
     return this.#inFlight + this.#deferred;
@@ -100,8 +106,12 @@ export class SearchDispatcher {
     const kind = kindOf(options, this.#size());
     const estimateMs = this.#estimates.get(kind);
     const place = placeSearch({ estimateMs, poolPending: this.pending, inlineThisTick: this.#inlineThisTick, turnMs: this.#turnMs }, this.#budgets);
-    if (place === 'inline') return this.#inline(kind, query, options);
+    if (place === 'inline') {
+      this.#counts.inline++;
+      return this.#inline(kind, query, options);
+    }
     if (place === 'defer') {
+      this.#counts.deferred++;
       const q = query.slice();
       this.#deferred++;
       return new Promise((resolve, reject) => {
@@ -115,6 +125,7 @@ export class SearchDispatcher {
         });
       });
     }
+    this.#counts.pool++;
     return this.#pool(kind, query, options);
   }
 
