@@ -90,6 +90,13 @@ fn check(d: &DurableCollection, truth: &Truth, label: &str) {
     assert_eq!(c.len(), truth.len(), "{label}");
     let s = c.stats();
     assert_eq!(s.vectors, Precision::F16, "{label}");
+    // 2 bytes per value, sealed rows included (tombstoned rows are counted too)
+    assert!(
+        s.vector_bytes >= s.size * DIM * 2 && s.vector_bytes < s.size * DIM * 4,
+        "{label}: {} vector bytes for {} records",
+        s.vector_bytes,
+        s.size
+    );
     for (id, v) in truth.iter().step_by(37) {
         let (got, _) = c.get(&VectorId::Int(*id)).unwrap().unwrap();
         assert_eq!(&*got, &v[..], "{label}: get of {id}");
