@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as hv from 'horosvec';
 import { loadDataset, DATASETS } from './datasets.mjs';
+import { readVecs } from '../npm/cli/vecs.js';
 import { readGroundTruth, recallOfHits } from './lib/groundtruth.mjs';
 import { timeLoop } from './lib/timing.mjs';
 import { provenance } from './lib/provenance.mjs';
@@ -41,15 +42,19 @@ const waitWarm = async (c) => {
 };
 
 if (values.child) {
-  // one collection alone in this process: resident bytes of its open
-  const { queries } = loadDataset('minilm384');
+  // one collection alone in this process: resident bytes of its open (the queries only are
+  // read, before the first RSS reading: no base rows in this process to be freed meanwhile)
+  const queries = readVecs(join(DATASETS.minilm384.dir, DATASETS.minilm384.queries));
   const dim = queries.dim;
   globalThis.gc?.();
+  await new Promise((r) => setTimeout(r, 200));
   const rss0 = process.memoryUsage().rss;
   const c = await hv.Collection.open(dirOf(values.child));
   await waitWarm(c);
+  globalThis.gc?.();
   const rss1 = process.memoryUsage().rss;
   for (let i = 0; i < queries.n; i++) c.searchSync(queries.data.subarray(i * dim, (i + 1) * dim), { k, ef: 64, includeMetadata: false });
+  globalThis.gc?.();
   const rss2 = process.memoryUsage().rss;
   const s = c.stats();
   process.stdout.write(JSON.stringify({ size: c.size, vectors: s.vectors, vectorBytes: s.vectorBytes, rssOpen: rss1 - rss0, rssAfterQueries: rss2 - rss0 }) + '\n');
