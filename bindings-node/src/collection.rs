@@ -319,9 +319,8 @@ impl CoreCollection {
 
     /// Opens (or creates) the durable collection in directory `path` on a worker thread: loads
     /// its records and starts its committer. `dim`/`metric` are required to create and must match
-    /// when given for an existing one; `durability`: "full" | "normal" | "off"; `vectors`: "f32"
-    /// | "f16" (stored at creation; given for an existing one it must match the stored one,
-    /// absent: the stored one).
+    /// when given for an existing one; `durability`: "full" | "normal" | "off"; `segments`: the
+    /// sealing options and the row precision (`vectors`).
     #[napi(catch_unwind, ts_return_type = "Promise<CoreCollection>")]
     pub fn open_async(
         path: String,
@@ -331,7 +330,6 @@ impl CoreCollection {
         read_only: bool,
         segments: Option<RawSegmentOptions>,
         refresh_interval_ms: Option<f64>,
-        vectors: Option<String>,
     ) -> AsyncTask<Job<CoreCollection>> {
         Job::new(move || {
             let interval = match refresh_interval_ms {
@@ -351,7 +349,10 @@ impl CoreCollection {
             let dim = dim.map(args::dim).transpose()?;
             let metric = metric.as_deref().map(Metric::parse).transpose()?;
             let durability = Durability::parse(&durability)?;
-            let vectors = vectors.as_deref().map(Precision::parse).transpose()?;
+            let vectors = o
+                .and_then(|o| o.vectors.as_deref())
+                .map(Precision::parse)
+                .transpose()?;
             if path.is_empty() {
                 return Err(Error::invalid_argument(
                     "path must be a non-empty directory path",

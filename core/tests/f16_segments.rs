@@ -197,7 +197,7 @@ fn damaged_f16_segment_files_are_corrupt_never_a_panic() {
     // a non-finite half value with a matching checksum: verify names it
     let mut b = good.clone();
     b[rows_at..rows_at + 2].copy_from_slice(&0x7e00u16.to_le_bytes()); // NaN
-    let rows_len = (N * DIM * 2) as usize;
+    let rows_len = N * DIM * 2;
     let crc = crc32fast::hash(&b[rows_at..rows_at + rows_len]);
     b[80 + 24 + 16..80 + 24 + 20].copy_from_slice(&crc.to_le_bytes());
     let crc = crc32fast::hash(&b[..508]);

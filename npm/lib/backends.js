@@ -229,7 +229,7 @@ function nativeBackend(raw) {
     fromBytes: async (bytes) => wrap(await raw.CoreCollection.fromBytesAsync(bytes)),
     fromFile: async (path) => wrap(await raw.CoreCollection.fromFileAsync(path)),
     open: async (path, dim, metric, durability, readOnly, limits, refreshIntervalMs, vectors) =>
-      wrap(await raw.CoreCollection.openAsync(path, dim, metric, durability, readOnly, limits, refreshIntervalMs, vectors)),
+      wrap(await raw.CoreCollection.openAsync(path, dim, metric, durability, readOnly, { ...limits, vectors }, refreshIntervalMs)),
     openOpfs: async () => {
       throw hvError('HV_UNSUPPORTED', "storage: 'opfs' is the browser's Origin Private File System; this is the native backend (Node.js): use Collection.open(path) on disk");
     },
