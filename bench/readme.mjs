@@ -24,6 +24,7 @@ const RUNS = [
 /** What writes each bench folder (the matrix sweeps: bench/run.mjs). */
 const WRITERS = {
   'build-scaling': 'node bench/build-scaling.mjs',
+  'f16-durable': 'node bench/f16-durable.mjs >> bench-results/f16-durable/<rev>.jsonl',
   churn: 'node bench/churn.mjs --json',
   'crash-test': 'node scripts/crash-test.mjs',
   'durable-writes': 'node bench/durable-writes.mjs',

@@ -265,6 +265,16 @@ export interface OpenOptions {
   /** Metric: used to create (default `'l2'`); must match the stored one when given. */
   metric?: Metric;
   /**
+   * How vector rows are stored (see `CreateOptions.vectors`): used to create (default `'f32'`);
+   * absent on a reopen, the stored precision is used; naming the other precision is
+   * `HV_INVALID_ARGUMENT` and nothing on disk changes. With `'f16'` the mutable segment, the
+   * segment files (2 bytes per value, read in place from their memory map) and `get()` hold the
+   * values rounded to IEEE-754 half floats; a finite value beyond ±65504 is `HV_INVALID_VECTOR`
+   * and nothing is written. `storage: 'opfs'` collections store `f32` rows only: `'f16'` there
+   * is `HV_UNSUPPORTED`.
+   */
+  vectors?: 'f32' | 'f16';
+  /**
    * When a write's Promise resolves: `'full'` (default) after a full sync of the log, so it
    * survives a process crash and a power loss; `'normal'` survives a process crash, a power loss
    * may lose the last writes (never corrupts); `'off'` never syncs.
@@ -319,7 +329,7 @@ export interface CreateOptions {
    * version 4); each value is rounded to nearest on write, `get()` returns the rounded value
    * widened to `Float32Array`, and distances are those of the rounded rows (queries stay f32).
    * A finite value beyond ±65504 is `HV_INVALID_VECTOR`. Any other value is `HV_INVALID_ARGUMENT`.
-   * In-memory collections only: `Collection.open` with `vectors: 'f16'` is `HV_UNSUPPORTED`.
+   * Durable collections: `OpenOptions.vectors` (disk; not `storage: 'opfs'`).
    */
   vectors?: 'f32' | 'f16';
 }

@@ -1,6 +1,7 @@
 // `vectors: 'f16'`: half-precision rows on both backends: rounded values back from get(), half
 // the vector bytes, range errors with a code and the data intact, search on the rounded rows,
-// snapshots (format version 4) that load as f16 on either backend, durable open refused.
+// snapshots (format version 4) that load as f16 on either backend (durable f16 collections:
+// f16-durable.test.ts).
 import { describe, expect, it } from 'vitest';
 import { backends, expectCode, randomVectors } from './helpers/backends.js';
 
@@ -83,12 +84,5 @@ describe.each(backends)('vectors: f16 on %s', (_name, hv) => {
     const ex = await loaded.searchBatch(qs, { k: 5, exact: true });
     const ex0 = await h.searchBatch(qs, { k: 5, exact: true });
     expect(ex.map((x) => x.map((y) => y.id))).toEqual(ex0.map((x) => x.map((y) => y.id)));
-  });
-});
-
-describe('vectors: f16 with durable collections', () => {
-  it('is HV_UNSUPPORTED at open (native)', async () => {
-    const native = backends[0][1];
-    await expectCode(native.Collection.open('/tmp/hv-f16-never-made', { dim: 4, vectors: 'f16' } as never), 'HV_UNSUPPORTED');
   });
 });

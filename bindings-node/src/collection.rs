@@ -319,7 +319,8 @@ impl CoreCollection {
 
     /// Opens (or creates) the durable collection in directory `path` on a worker thread: loads
     /// its records and starts its committer. `dim`/`metric` are required to create and must match
-    /// when given for an existing one; `durability`: "full" | "normal" | "off".
+    /// when given for an existing one; `durability`: "full" | "normal" | "off"; `segments`: the
+    /// sealing options and the row precision (`vectors`).
     #[napi(catch_unwind, ts_return_type = "Promise<CoreCollection>")]
     pub fn open_async(
         path: String,
@@ -348,15 +349,18 @@ impl CoreCollection {
             let dim = dim.map(args::dim).transpose()?;
             let metric = metric.as_deref().map(Metric::parse).transpose()?;
             let durability = Durability::parse(&durability)?;
+            let vectors = o
+                .and_then(|o| o.vectors.as_deref())
+                .map(Precision::parse)
+                .transpose()?;
             if path.is_empty() {
                 return Err(Error::invalid_argument(
                     "path must be a non-empty directory path",
                 ));
             }
-            let store = SqliteStore::open(
+            let store = SqliteStore::open_with(
                 std::path::Path::new(&path),
-                dim,
-                metric,
+                (dim, metric, vectors),
                 durability,
                 read_only,
             )?;

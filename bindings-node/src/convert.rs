@@ -204,6 +204,9 @@ pub struct RawSegmentOptions {
     pub max_tombstone_ratio: Option<f64>,
     /// At open, read every segment file whole and check all of it (default false).
     pub verify: Option<bool>,
+    /// Row precision: "f32" | "f16" (stored at creation; given for an existing collection it
+    /// must match the stored one; absent: the stored one).
+    pub vectors: Option<String>,
 }
 
 /// What `importGraph` kept and dropped (see `horosvec_core::collection::ImportReport`).

@@ -207,6 +207,15 @@ impl RowBuf {
         }
     }
 
+    /// Appends `v` (same precision: copied as stored; else widened, or narrowed: callers
+    /// narrowing have rounded the values, as for [`RowBuf::extend`]).
+    pub(crate) fn extend_rows(&mut self, v: RowSlice<'_>) {
+        match (self, v) {
+            (RowBuf::F16(b), RowSlice::F16(v)) => b.extend_from_slice(v),
+            (b, v) => b.extend(&v.to_f32()),
+        }
+    }
+
     /// Overwrites values `at..at + v.len()` with `v`.
     pub(crate) fn write_at(&mut self, at: usize, v: &[f32]) {
         match self {

@@ -551,7 +551,7 @@ fn a_cold_segment_searches_the_same_before_and_after_its_warm_up() {
         metric: Metric::L2,
         ids: &ids,
         seqs: &seqs,
-        vectors: &vectors,
+        vectors: horosvec_core::rowdata::RowSlice::F32(&vectors),
         inv_norms: &[],
         metadata: &metadata,
     };

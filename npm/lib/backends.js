@@ -6,7 +6,7 @@
 // Module level: `name`, `kernel`, `version`, `threads()`, `assertCanOpen()` (and, wasm only,
 // `unsupportedMessage(what)`: what a call needing files throws, by entry point), `create(dim,
 // metric)`, `fromBytes(bytes)`, `open(path, dim, metric, durability, readOnly, limits,
-// refreshIntervalMs)`, `openOpfs(name, dim, metric, limits)` (wasm in a Web Worker: a durable
+// refreshIntervalMs, vectors)`, `openOpfs(name, dim, metric, limits)` (wasm in a Web Worker: a durable
 // collection in the Origin Private File System, `opfs.js`); the last
 // four return a handle (Promise of one for the async three).
 // A handle (one raw collection): `durable`, `queue` (its `CallQueue`), `size`, `commits`,
@@ -231,8 +231,8 @@ function nativeBackend(raw) {
     create: (dim, metric, vectors) => wrap(raw.CoreCollection.create(dim, metric, vectors)),
     fromBytes: async (bytes) => wrap(await raw.CoreCollection.fromBytesAsync(bytes)),
     fromFile: async (path) => wrap(await raw.CoreCollection.fromFileAsync(path)),
-    open: async (path, dim, metric, durability, readOnly, limits, refreshIntervalMs) =>
-      wrap(await raw.CoreCollection.openAsync(path, dim, metric, durability, readOnly, limits, refreshIntervalMs)),
+    open: async (path, dim, metric, durability, readOnly, limits, refreshIntervalMs, vectors) =>
+      wrap(await raw.CoreCollection.openAsync(path, dim, metric, durability, readOnly, { ...limits, vectors }, refreshIntervalMs)),
     openOpfs: async () => {
       throw hvError('HV_UNSUPPORTED', "storage: 'opfs' is the browser's Origin Private File System; this is the native backend (Node.js): use Collection.open(path) on disk");
     },

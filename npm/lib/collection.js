@@ -152,13 +152,15 @@ export function makeApi(raw, info = {}) {
       const opfs = options !== null && typeof options === 'object' && readInput(() => options.storage) === 'opfs';
       if (!opfs) backend.assertCanOpen();
       if (typeof path !== 'string' || path === '') throw hvError('HV_INVALID_ARGUMENT', opfs ? 'name must be a non-empty string' : 'path must be a non-empty string (a directory)');
-      const { dim, metric, durability, readOnly, limits, refreshIntervalMs } = readInput(() => {
+      const { dim, metric, durability, readOnly, limits, refreshIntervalMs, vectors } = readInput(() => {
         if (options === null || typeof options !== 'object') throw inputError('HV_INVALID_ARGUMENT', 'open options must be an object');
         const known = ['dim', 'metric', 'durability', 'readOnly', 'maxMutableRecords', 'maxSealedSegments', 'maxTombstoneRatio', 'verify', 'refreshIntervalMs', 'storage', 'vectors'];
-        if (options.vectors !== undefined && options.vectors !== 'f32') {
-          throw inputError(options.vectors === 'f16' ? 'HV_UNSUPPORTED' : 'HV_INVALID_ARGUMENT', options.vectors === 'f16'
-            ? 'vectors: "f16" is supported by in-memory collections (Collection.create, Collection.fromBytes) only; durable collections store f32 rows'
-            : `vectors must be "f32" or "f16", got ${JSON.stringify(String(options.vectors))}`);
+        if (options.vectors !== undefined && options.vectors !== 'f32' && options.vectors !== 'f16') {
+          throw inputError('HV_INVALID_ARGUMENT', `vectors must be "f32" or "f16", got ${JSON.stringify(String(options.vectors))}`);
+        }
+        // OPFS collections (the wasm build's log store) keep f32 rows only
+        if (opfs && options.vectors === 'f16') {
+          throw inputError('HV_UNSUPPORTED', "vectors: \"f16\" is not supported with storage: 'opfs' (OPFS collections store f32 rows); use Collection.create (in memory) or Collection.open on disk with the native backend");
         }
         if (options.storage !== undefined && options.storage !== 'disk' && options.storage !== 'opfs') {
           throw inputError('HV_INVALID_ARGUMENT', `storage must be "disk" or "opfs", got ${JSON.stringify(String(options.storage))}`);
@@ -179,12 +181,12 @@ export function makeApi(raw, info = {}) {
         if (typeof refreshIntervalMs !== 'number' || !Number.isFinite(refreshIntervalMs) || refreshIntervalMs < 0 || refreshIntervalMs > 86_400_000) {
           throw inputError('HV_INVALID_ARGUMENT', `refreshIntervalMs must be a number of milliseconds in 0..86400000 (0 = no polling), got ${typeof refreshIntervalMs === 'number' ? refreshIntervalMs : typeof refreshIntervalMs}`);
         }
-        return { dim, metric, durability, readOnly, limits: { maxMutableRecords, maxSealedSegments, maxTombstoneRatio, verify }, refreshIntervalMs };
+        return { dim, metric, durability, readOnly, limits: { maxMutableRecords, maxSealedSegments, maxTombstoneRatio, verify }, refreshIntervalMs, vectors: options.vectors };
       });
       if (opfs && readOnly) throw hvError('HV_UNSUPPORTED', "readOnly views do not exist for storage: 'opfs' (one open handle per collection in the origin)");
       let handle;
       try {
-        handle = opfs ? await backend.openOpfs(path, dim, metric, limits) : await backend.open(path, dim, metric, durability, readOnly, limits, refreshIntervalMs);
+        handle = opfs ? await backend.openOpfs(path, dim, metric, limits) : await backend.open(path, dim, metric, durability, readOnly, limits, refreshIntervalMs, vectors);
       } catch (e) {
         throw toHvError(e);
       }

@@ -63,9 +63,6 @@ impl Collection {
                 tombstones: Vec::new(),
             }),
             (Some(ix), None) if rows.len() > 0 => {
-                let crate::rowdata::RowSlice::F32(vectors) = rows.vectors.as_slice() else {
-                    return Err(Error::Internal("a segment image of f16 rows".into()));
-                };
                 let generation = self
                     .segments
                     .parts
@@ -82,7 +79,7 @@ impl Collection {
                             metric: rows.metric,
                             ids: &rows.ids,
                             seqs: &rows.seqs,
-                            vectors,
+                            vectors: rows.vectors.as_slice(),
                             inv_norms: &rows.inv_norms,
                             metadata: &rows.metadata,
                         },
@@ -292,7 +289,7 @@ impl Collection {
                 fresh.restore_row(
                     p.seg.id(row)?,
                     p.seg.seq(row),
-                    p.seg.vector(row),
+                    &p.seg.vector(row),
                     p.seg.metadata(row)?,
                 )?;
             }

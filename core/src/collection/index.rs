@@ -253,7 +253,7 @@ impl Collection {
                 recs.push((
                     part.seg.id(row)?,
                     part.seg.seq(row),
-                    Cow::Borrowed(part.seg.vector(row)),
+                    part.seg.vector(row),
                     part.seg.metadata(row)?,
                 ));
             }

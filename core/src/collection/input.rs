@@ -5,6 +5,7 @@ use super::rows::Rows;
 use super::segments::SealedPart;
 use crate::ann::{AnnIndex, IndexParams};
 use crate::error::{Error, Result};
+use crate::rowdata::RowBuf;
 use crate::segment::SegmentRows;
 use crate::types::{Metric, VectorId};
 
@@ -19,8 +20,8 @@ pub(crate) struct SealInput {
     pub(crate) ids: Vec<VectorId>,
     /// Insertion sequences.
     pub(crate) seqs: Vec<u64>,
-    /// `n × dim` values.
-    pub(crate) vectors: Vec<f32>,
+    /// `n × dim` values, in the collection's precision.
+    pub(crate) vectors: RowBuf,
     /// 1/‖x‖ per row (cosine), else empty.
     pub(crate) inv_norms: Vec<f32>,
     /// Metadata JSON per row (empty for an interim index's copy).
@@ -48,14 +49,16 @@ impl SealInput {
             metric: from.metric,
             ids: Vec::with_capacity(rows.len()),
             seqs: Vec::with_capacity(rows.len()),
-            vectors: Vec::with_capacity(rows.len() * dim),
+            vectors: RowBuf::new(from.precision()),
             inv_norms: Vec::new(),
             metadata: Vec::with_capacity(if metadata { rows.len() } else { 0 }),
         };
+        // the copy is bounded by the seal threshold: an allocation failure aborts, as before
+        let _ = input.vectors.try_reserve_exact(rows.len() * dim);
         for &r in rows {
             input.ids.push(from.ids[r].clone());
             input.seqs.push(from.seqs[r]);
-            input.vectors.extend_from_slice(&from.vector(r));
+            input.vectors.extend_rows(from.row(r));
             if let Some(&inv) = from.inv_norms.get(r) {
                 input.inv_norms.push(inv);
             }
@@ -73,7 +76,7 @@ impl SealInput {
             metric: self.metric,
             ids: &self.ids,
             seqs: &self.seqs,
-            vectors: &self.vectors,
+            vectors: self.vectors.as_slice(),
             inv_norms: &self.inv_norms,
             metadata: &self.metadata,
         }
@@ -101,7 +104,7 @@ impl SealInput {
         let view = super::rows::flat_view(
             self.dim,
             self.metric,
-            crate::rowdata::RowSlice::F32(&self.vectors),
+            self.vectors.as_slice(),
             &self.inv_norms,
             &self.seqs,
             &[],
@@ -137,7 +140,7 @@ impl SealInput {
             metric,
             ids: Vec::with_capacity(n),
             seqs: Vec::with_capacity(n),
-            vectors: Vec::new(),
+            vectors: RowBuf::new(first.seg.precision()),
             inv_norms: Vec::new(),
             metadata: Vec::with_capacity(n),
         };
@@ -150,9 +153,8 @@ impl SealInput {
             let seg = &parts[p].seg;
             input.ids.push(seg.id(row)?);
             input.seqs.push(seq);
-            let v = seg.vector(row);
-            super::validate::check_sealed_row(seg.generation(), row, v)?;
-            input.vectors.extend_from_slice(v);
+            super::validate::check_sealed_row(seg.generation(), row, &seg.vector(row))?;
+            input.vectors.extend_rows(seg.row(row));
             if let Some(inv) = seg.inv_norm(row) {
                 input.inv_norms.push(inv);
             }

@@ -282,7 +282,7 @@ impl Collection {
             }
             Some(Place::Sealed(p, row)) => {
                 let seg = &self.segments.parts[p].seg;
-                Some((Cow::Borrowed(seg.vector(row)), seg.metadata(row)?))
+                Some((seg.vector(row), seg.metadata(row)?))
             }
         })
     }
@@ -339,6 +339,14 @@ impl Collection {
                 seg.generation(),
                 seg.dim(),
                 self.dim()
+            )));
+        }
+        if seg.precision() != self.precision() {
+            return Err(Error::Corrupt(format!(
+                "segment {} holds {} rows, the collection stores {}",
+                seg.generation(),
+                seg.precision().name(),
+                self.precision().name()
             )));
         }
         let part = SealedPart::new(seg, tombstones);

@@ -119,6 +119,11 @@ impl Rows {
         self.vectors.as_slice().row(r, self.dim).to_f32()
     }
 
+    /// Row `r` as stored (`dim` values in the rows' precision).
+    pub(super) fn row(&self, r: usize) -> crate::rowdata::RowSlice<'_> {
+        self.vectors.as_slice().row(r, self.dim)
+    }
+
     /// How the rows are stored.
     pub(super) fn precision(&self) -> Precision {
         self.vectors.precision()

@@ -156,7 +156,10 @@ impl Segments {
 
     /// Bytes of the parts' stored vectors (memory-mapped).
     pub(super) fn vector_bytes(&self, dim: usize) -> usize {
-        self.parts.iter().map(|p| p.seg.len() * dim * 4).sum()
+        self.parts
+            .iter()
+            .map(|p| p.seg.len() * dim * p.seg.precision().bytes())
+            .sum()
     }
 
     /// Parts whose walk data is still being read into memory.

@@ -21,7 +21,7 @@ pub(crate) fn restore(
     open_segment: &mut dyn FnMut(&ManifestEntry) -> Result<Arc<Segment>>,
 ) -> Result<Collection> {
     let (dim, metric) = store.shape();
-    let mut col = Collection::new(dim, metric)?;
+    let mut col = Collection::with_precision(dim, metric, store.precision())?;
     col.set_deferred_index(true);
     for e in manifest {
         let seg = open_segment(e)?;

@@ -7,7 +7,8 @@
 //! 0    magic "HVSEG002"                  8
 //! 8    format version u32 = 2
 //! 12   header length u32 = 512
-//! 16   dim u32 | metric u8 (0 l2, 1 cosine, 2 ip, 3 l1) | bits u8 (0: no codes, L1) | 0 u16
+//! 16   dim u32 | metric u8 (0 l2, 1 cosine, 2 ip, 3 l1) | bits u8 (0: no codes, L1)
+//!      | rows u8 (0 f32, 1 f16: IEEE-754 binary16) | 0 u8
 //! 24   n u64 (rows)
 //! 32   R u32 | L u32 | α f32 | passes u32
 //! 48   seed u64
@@ -19,7 +20,8 @@
 //! 508  crc32 of bytes 0..508
 //! 512  sections, each starting on a 64-byte boundary, zero padding between them:
 //!      0 seqs          n × u64 (insertion sequence, the tie-breaker)
-//!      1 vectors       n × dim × f32, row-major (the exact rows: rerank and exact search)
+//!      1 vectors       n × dim × f32 (or × f16 when byte 22 is 1), row-major (the exact rows:
+//!                      rerank and exact search, read in place in either precision)
 //!      2 inv_norms     n × f32 (1/‖x‖, cosine only; empty otherwise)
 //!      3 id_offsets    (n + 1) × u64 into id_bytes
 //!      4 id_bytes      per id: kind u8 (1 integer, 2 string) + u64 | UTF-8 bytes
@@ -36,9 +38,17 @@
 //! [`VectorId::encode`](crate::types::VectorId::encode) with little-endian integers, and
 //! `id_order` sorts rows by those bytes.
 //!
+//! Byte 22 says how the rows are stored: 0 (every file written before half-precision rows, and
+//! every `f32` collection's) `n × dim` `f32`, 1 (`vectors: "f16"` collections) `n × dim` IEEE-754
+//! binary16, little-endian, read in place by the `_f16` kernels. Any other value is
+//! `HV_CORRUPT`. A build older than half rows reads byte 22 as padding and refuses such a file
+//! with `HV_CORRUPT` (its vectors section is half the length it expects).
+//!
 //! Version 1 (`HVSEG001`) is the same file without section 11: its table has 11 entries (the
 //! twelfth is zero) and its file ends with the graph. Such a segment builds its metadata index
 //! from the metadata sections on first use; its next compaction writes version 2.
+
+use crate::rowdata::Precision;
 
 /// The 8-byte magic at the start of a segment file this build writes (format version 2).
 pub const MAGIC: &[u8; 8] = b"HVSEG002";
@@ -115,6 +125,23 @@ pub(super) const SECTION_NAMES: [&str; SECTIONS] = [
     "graph",
     "meta_index",
 ];
+
+/// The row precision byte (header byte 22) of `p`: 0 `f32` (every file before half rows), 1 `f16`.
+pub(super) fn precision_code(p: Precision) -> u8 {
+    match p {
+        Precision::F32 => 0,
+        Precision::F16 => 1,
+    }
+}
+
+/// The precision of row precision byte `code`; `None` for an unknown code.
+pub(super) fn precision_of(code: u8) -> Option<Precision> {
+    match code {
+        0 => Some(Precision::F32),
+        1 => Some(Precision::F16),
+        _ => None,
+    }
+}
 
 /// The little-endian `u32` at byte `at` of `b`.
 pub(super) fn le_u32(b: &[u8], at: usize) -> u32 {

@@ -17,8 +17,11 @@
 //! | `file.rs` | segment files in a collection directory: names, write-sync-rename, memory map (`durable`) |
 //! | `warm.rs` | the background warm-up of freshly mapped segments, paced by the cold searches in flight |
 //!
-//! Rows are kept as `f32`, not fp16: `search(q, { exact: true })` must be exact over the values
-//! the user stored, which an fp16 copy is not (the C++ engine's "exact" mode was not exact).
+//! Rows are kept in the collection's precision: `f32` by default, so that `search(q, { exact:
+//! true })` is exact over the values the user stored (the C++ engine's "exact" mode over an fp16
+//! copy was not); IEEE-754 binary16 for `vectors: "f16"` collections, whose stored values are the
+//! rounded ones (header byte 22; the rows are read in place, never widened into a copy: the
+//! views hand out `RowSlice::F16` to the `_f16` kernels, `vector` widens one row).
 //!
 //! # Checks
 //! Opening checks the magic (`HV_CORRUPT`), the version (`HV_VERSION`: 1 and 2 are read), the
@@ -39,6 +42,7 @@
 mod file;
 mod layout;
 mod read;
+mod verify;
 mod warm;
 mod write;
 
@@ -62,6 +66,7 @@ use crate::error::{Error, Result};
 use crate::filter::{codec, index::MetaIndex};
 use crate::flat::FlatView;
 use crate::region::{RecordPages, Region};
+use crate::rowdata::{Precision, RowSlice};
 use crate::types::{IdByteOrder, Metric, VectorId};
 
 /// An immutable sealed segment read in place: rows, ids, metadata and its Vamana index.
@@ -69,6 +74,8 @@ pub struct Segment {
     generation: u64,
     dim: usize,
     metric: Metric,
+    /// How `vectors` holds the rows (header byte 22).
+    precision: Precision,
     n: usize,
     max_seq: u64,
     file_bytes: u64,
@@ -126,6 +133,20 @@ impl Segment {
         self.dim
     }
 
+    /// How the rows are stored (`f32`, or `f16` for a `vectors: "f16"` collection's segment).
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
+    /// The rows held by `r` (the `vectors` section, or its rerank mapping) in their precision.
+    pub(super) fn rows_of<'a>(&self, r: &'a Region) -> RowSlice<'a> {
+        use half::slice::HalfBitsSliceExt;
+        match self.precision {
+            Precision::F32 => RowSlice::F32(r.as_slice()),
+            Precision::F16 => RowSlice::F16(r.as_slice::<u16>().reinterpret_cast()),
+        }
+    }
+
     /// The largest insertion sequence number in the segment.
     pub fn max_seq(&self) -> u64 {
         self.max_seq
@@ -172,7 +193,7 @@ impl Segment {
         FlatView {
             dim: self.dim,
             metric: self.metric,
-            vectors: crate::rowdata::RowSlice::F32(vectors.as_slice()),
+            vectors: self.rows_of(vectors),
             inv_norms: self.inv_norms.as_slice(),
             seqs: self.seqs.as_slice(),
             deleted,
@@ -181,13 +202,21 @@ impl Segment {
         }
     }
 
-    /// The vector of `row` (`dim` values).
+    /// The vector of `row` (`dim` values): borrowed from the file for `f32` rows, widened
+    /// (exactly) from half precision for `f16` rows.
     ///
     /// # Panics
     /// If `row` is not a row of the segment (`row >= len()`).
-    pub fn vector(&self, row: u32) -> &[f32] {
-        let r = row as usize;
-        &self.vectors.as_slice::<f32>()[r * self.dim..(r + 1) * self.dim]
+    pub fn vector(&self, row: u32) -> std::borrow::Cow<'_, [f32]> {
+        self.row(row).to_f32()
+    }
+
+    /// Row `row` as stored (`dim` values in the segment's precision).
+    ///
+    /// # Panics
+    /// If `row` is not a row of the segment (`row >= len()`).
+    pub fn row(&self, row: u32) -> RowSlice<'_> {
+        self.rows_of(&self.vectors).row(row as usize, self.dim)
     }
 
     /// The insertion sequence of `row`.

@@ -4,10 +4,10 @@
 use std::sync::Arc;
 
 use super::layout::{
-    le_u32, le_u64, magic_of, Section, BULK, FORMAT_VERSION, HEADER_CRC_AT, HEADER_LEN,
-    MAGIC_PREFIX, MIN_FORMAT_VERSION, SECTIONS, SECTIONS_V1, SECTION_NAMES, S_CENTROID, S_CODES,
-    S_GRAPH, S_ID_BYTES, S_ID_OFFSETS, S_ID_ORDER, S_INV_NORMS, S_META_BYTES, S_META_INDEX,
-    S_META_OFFSETS, S_SEQS, S_VECTORS, TABLE_AT,
+    le_u32, le_u64, magic_of, precision_of, Section, BULK, FORMAT_VERSION, HEADER_CRC_AT,
+    HEADER_LEN, MAGIC_PREFIX, MIN_FORMAT_VERSION, SECTIONS, SECTIONS_V1, SECTION_NAMES, S_CENTROID,
+    S_CODES, S_GRAPH, S_ID_BYTES, S_ID_OFFSETS, S_ID_ORDER, S_INV_NORMS, S_META_BYTES,
+    S_META_INDEX, S_META_OFFSETS, S_SEQS, S_VECTORS, TABLE_AT,
 };
 use super::{warm, Segment};
 use crate::ann::{code_params, AnnIndex, IndexParams};
@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::quant::RabitqIndex;
 use crate::region::{Backing, RecordPages, Region};
+use crate::rowdata::Precision;
 use crate::types::Metric;
 
 impl Segment {
@@ -92,6 +93,8 @@ impl Segment {
         let metric = Metric::from_code(b[20])
             .ok_or_else(|| Error::Corrupt(format!("segment: unknown metric code {}", b[20])))?;
         let bits = b[21];
+        let precision = precision_of(b[22])
+            .ok_or_else(|| corrupt(format!("unknown row precision code {}", b[22])))?;
         let n64 = le_u64(b, 24);
         let generation = le_u64(b, 64);
         if (generation, dim, metric) != expect {
@@ -140,7 +143,7 @@ impl Segment {
         };
         let (n128, d128) = (n as u128, dim as u128);
         want(S_SEQS, n128 * 8)?;
-        want(S_VECTORS, n128 * d128 * 4)?;
+        want(S_VECTORS, n128 * d128 * precision.bytes() as u128)?;
         want(
             S_INV_NORMS,
             if metric == Metric::Cosine {
@@ -164,6 +167,7 @@ impl Segment {
             match align {
                 8 => Region::new::<u64>(&backing, sec.offset, sec.len, &what),
                 4 => Region::new::<u32>(&backing, sec.offset, sec.len, &what),
+                2 => Region::new::<u16>(&backing, sec.offset, sec.len, &what),
                 _ => Region::new::<u8>(&backing, sec.offset, sec.len, &what),
             }
         };
@@ -178,6 +182,7 @@ impl Segment {
             .map(|s| match s {
                 S_SEQS | S_ID_OFFSETS | S_META_OFFSETS | S_CODES => region(s, 8),
                 S_ID_BYTES | S_META_BYTES | S_META_INDEX => region(s, 1),
+                S_VECTORS => region(s, precision.bytes()),
                 _ => region(s, 4),
             })
             .collect::<Result<_>>()?;
@@ -265,12 +270,13 @@ impl Segment {
             generation,
             dim,
             metric,
+            precision,
             n,
             max_seq,
             file_bytes: b.len() as u64,
             seqs: next(),
             vectors: next(),
-            rerank_vectors: RecordPages::new(rerank_vectors, dim * 4),
+            rerank_vectors: RecordPages::new(rerank_vectors, dim * precision.bytes()),
             inv_norms: next(),
             id_offsets: next(),
             id_bytes: next(),
@@ -300,100 +306,12 @@ impl Segment {
                 self.file_bytes
             )));
         }
-        let region = Region::new::<f32>(
-            &backing,
-            self.vectors.offset() as u64,
-            self.vectors.len() as u64,
-            "vectors",
-        )?;
-        self.rerank_vectors = RecordPages::new(region, self.dim * 4);
+        let (at, len) = (self.vectors.offset() as u64, self.vectors.len() as u64);
+        let region = match self.precision {
+            Precision::F32 => Region::new::<f32>(&backing, at, len, "vectors")?,
+            Precision::F16 => Region::new::<u16>(&backing, at, len, "vectors")?,
+        };
+        self.rerank_vectors = RecordPages::new(region, self.dim * self.precision.bytes());
         Ok(self)
-    }
-
-    /// Reads the whole file and checks the bulk sections too: checksums of the rows, codes and
-    /// graph, every row finite, and every edge of the graph in range.
-    ///
-    /// # Errors
-    /// `HV_CORRUPT` naming the first failed check.
-    pub fn verify(&self) -> Result<()> {
-        // in chunks, asking for the next one while hashing this one: the codes and graph of a
-        // mapped file are advised for random access, so the kernel would not read ahead
-        const CHUNK: usize = 4 << 20;
-        for (s, r, crc) in &self.bulk {
-            let mut h = crc32fast::Hasher::new();
-            r.will_need(0, CHUNK);
-            for (i, chunk) in r.bytes().chunks(CHUNK).enumerate() {
-                r.will_need((i + 1) * CHUNK, CHUNK);
-                h.update(chunk);
-            }
-            if h.finalize() != *crc {
-                return Err(Error::Corrupt(format!(
-                    "segment {}: section {} checksum mismatch",
-                    self.generation, SECTION_NAMES[*s]
-                )));
-            }
-        }
-        if self
-            .vectors
-            .as_slice::<f32>()
-            .iter()
-            .any(|x| !x.is_finite())
-        {
-            return Err(Error::Corrupt(format!(
-                "segment {}: a stored vector is not finite",
-                self.generation
-            )));
-        }
-        self.index
-            .graph()
-            .validate()
-            .map_err(|e| Error::Corrupt(format!("segment {}: graph: {e}", self.generation)))?;
-        // structure whose checksums may be consistent with wrong content: the id order must be
-        // a permutation of the rows sorted by strictly increasing id, every id must decode, and
-        // every metadata text must be JSON
-        let corrupt = |what: String| Error::Corrupt(format!("segment {}: {what}", self.generation));
-        let order = self.id_order.as_slice::<u32>();
-        let mut seen = vec![false; self.n];
-        for (i, &row) in order.iter().enumerate() {
-            let r = row as usize;
-            if seen[r] {
-                return Err(corrupt(format!("id order names row {row} twice")));
-            }
-            seen[r] = true;
-            if i > 0 && self.id_bytes_of(order[i - 1] as usize) >= self.id_bytes_of(r) {
-                return Err(corrupt(format!("id order is not strictly increasing at position {i} (an id twice, or unsorted)")));
-            }
-            self.id(row)?;
-        }
-        for row in 0..self.n as u32 {
-            if let Some(m) = self.metadata(row)? {
-                if !crate::metadata::is_json(&m) {
-                    return Err(corrupt(format!("metadata of row {row} is not JSON")));
-                }
-            }
-        }
-        // the metadata index section (version 2): its checksum, its structure, and that it says
-        // what the metadata says (the encoding is canonical)
-        if let Some((region, _)) = &self.meta_section {
-            self.stored_meta_index()?;
-            let built = crate::filter::codec::to_vec(&self.build_meta_index());
-            if built != region.bytes() {
-                return Err(corrupt(
-                    "section meta_index does not match the metadata".into(),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// The regions every graph walk reads: the RaBitQ codes and the graph adjacency (the rows
-    /// are read only by the rerank, a few per search). A memory-mapped file advises these for
-    /// random access and reads them in the background after open (`warm_up`).
-    pub fn hot_regions(&self) -> Vec<Region> {
-        self.bulk
-            .iter()
-            .filter(|(s, _, _)| *s != S_VECTORS)
-            .map(|(_, r, _)| r.clone())
-            .collect()
     }
 }

@@ -8,6 +8,7 @@ use super::layout::{
 use crate::ann::AnnIndex;
 use crate::error::{Error, Result};
 use crate::filter::{codec, index::MetaIndex};
+use crate::rowdata::RowSlice;
 use crate::types::{IdByteOrder, Metric, VectorId};
 
 /// The records of a segment to write, in row order (row `i` is graph node `i`).
@@ -20,8 +21,8 @@ pub struct SegmentRows<'a> {
     pub ids: &'a [VectorId],
     /// One insertion sequence per row.
     pub seqs: &'a [u64],
-    /// `n × dim` row-major values.
-    pub vectors: &'a [f32],
+    /// `n × dim` row-major values, in the precision the file stores them in (header byte 22).
+    pub vectors: RowSlice<'a>,
     /// 1/‖x‖ per row under cosine, else empty.
     pub inv_norms: &'a [f32],
     /// Metadata JSON text per row.
@@ -105,10 +106,14 @@ pub fn write_segment<W: Write + Seek>(
     };
 
     w.section(super::layout::S_SEQS, &[bytemuck::cast_slice(rows.seqs)])?;
-    w.section(
-        super::layout::S_VECTORS,
-        &[bytemuck::cast_slice(rows.vectors)],
-    )?;
+    let vectors: &[u8] = match rows.vectors {
+        RowSlice::F32(v) => bytemuck::cast_slice(v),
+        RowSlice::F16(v) => {
+            use half::slice::HalfFloatSliceExt;
+            bytemuck::cast_slice(v.reinterpret_cast())
+        }
+    };
+    w.section(super::layout::S_VECTORS, &[vectors])?;
     w.section(
         super::layout::S_INV_NORMS,
         &[bytemuck::cast_slice(rows.inv_norms)],
@@ -183,6 +188,7 @@ pub fn write_segment<W: Write + Seek>(
     h[16..20].copy_from_slice(&(dim as u32).to_le_bytes());
     h[20] = rows.metric.code();
     h[21] = codes.map_or(0, |c| c.params().bits);
+    h[22] = super::layout::precision_code(rows.vectors.precision());
     h[24..32].copy_from_slice(&(n as u64).to_le_bytes());
     h[32..36].copy_from_slice(&(r as u32).to_le_bytes());
     h[36..40].copy_from_slice(&(params.l as u32).to_le_bytes());

@@ -96,6 +96,10 @@ impl<S: RecordStore> RecordStore for FaultyStore<S> {
         self.inner.shape()
     }
 
+    fn precision(&self) -> crate::rowdata::Precision {
+        self.inner.precision()
+    }
+
     fn segments(&mut self) -> Result<Vec<ManifestEntry>> {
         self.inner.segments()
     }

@@ -135,6 +135,13 @@ pub trait RecordStore {
     /// The stored collection's `(dim, metric)`.
     fn shape(&self) -> (usize, Metric);
 
+    /// How the stored collection keeps its vector rows (`vectors`: `f32` unless the collection
+    /// was created with `f16`). The records' vectors are `f32` in every store; an `f16`
+    /// collection stores the rounded values, and its segment files half rows.
+    fn precision(&self) -> crate::rowdata::Precision {
+        crate::rowdata::Precision::F32
+    }
+
     /// The manifest: sealed segments, oldest generation first, with their tombstones.
     ///
     /// # Errors

@@ -40,6 +40,8 @@ pub struct SqliteStore {
     conn: Connection,
     dim: usize,
     metric: Metric,
+    /// How the collection keeps its rows (`meta.vectors`; `f32` when absent).
+    precision: crate::rowdata::Precision,
     read_only: bool,
     /// Held (exclusively locked) for the store's lifetime by a writer; released on drop.
     _lock: Option<File>,
@@ -48,6 +50,10 @@ pub struct SqliteStore {
 impl RecordStore for SqliteStore {
     fn shape(&self) -> (usize, Metric) {
         (self.dim, self.metric)
+    }
+
+    fn precision(&self) -> crate::rowdata::Precision {
+        self.precision
     }
 
     fn segments(&mut self) -> Result<Vec<ManifestEntry>> {

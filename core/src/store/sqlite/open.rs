@@ -10,6 +10,7 @@ use super::schema::{
 };
 use super::{SqliteStore, DB_FILE, LOCK_FILE};
 use crate::error::{Error, Result};
+use crate::rowdata::Precision;
 use crate::store::Durability;
 use crate::types::Metric;
 
@@ -26,6 +27,21 @@ impl SqliteStore {
         dir: &Path,
         dim: Option<usize>,
         metric: Option<Metric>,
+        durability: Durability,
+        read_only: bool,
+    ) -> Result<SqliteStore> {
+        SqliteStore::open_with(dir, (dim, metric, None), durability, read_only)
+    }
+
+    /// [`SqliteStore::open`] with the row precision too (`vectors`): a new collection stores it
+    /// in `meta.vectors` (`f32` when `None`); an existing one uses the stored precision, and a
+    /// `vectors` naming the other one is `HV_INVALID_ARGUMENT` with nothing changed on disk.
+    ///
+    /// # Errors
+    /// As [`SqliteStore::open`]; `HV_CORRUPT` for a `meta.vectors` other than `f32` and `f16`.
+    pub fn open_with(
+        dir: &Path,
+        (dim, metric, vectors): (Option<usize>, Option<Metric>, Option<Precision>),
         durability: Durability,
         read_only: bool,
     ) -> Result<SqliteStore> {
@@ -152,8 +168,8 @@ impl SqliteStore {
         // an existing but blank database (creation interrupted before its first commit) may be
         // initialised; anything else without our schema may not
         let blank = !has_meta && (!exists || (tables == 0 && wal_len == 0)) && segment_files() == 0;
-        let (dim, metric) = if has_meta {
-            let (sd, sm) = read_meta(&conn, &ctx)?;
+        let (dim, metric, precision) = if has_meta {
+            let (sd, sm, sp) = read_meta(&conn, &ctx)?;
             if let Some(d) = dim {
                 if d != sd {
                     return Err(Error::invalid_argument(format!(
@@ -170,7 +186,14 @@ impl SqliteStore {
                     )));
                 }
             }
-            (sd, sm)
+            if let Some(p) = vectors.filter(|&p| p != sp) {
+                return Err(Error::invalid_argument(format!(
+                    "{ctx}: the collection stores vectors: \"{}\", the options say vectors: \"{}\" (the precision is chosen at creation; omit vectors to use the stored one); nothing was changed",
+                    sp.name(),
+                    p.name()
+                )));
+            }
+            (sd, sm, sp)
         } else if read_only || !blank {
             // an existing file without our schema: never create over it (it may be a collection
             // whose log was damaged, or another program's database)
@@ -187,8 +210,9 @@ impl SqliteStore {
             let d = dim
                 .ok_or_else(|| Error::invalid_argument("dim is required to create a collection"))?;
             let m = metric.unwrap_or(Metric::L2);
-            create_schema(&conn, d, m).map_err(sql_err(&ctx))?;
-            (d, m)
+            let p = vectors.unwrap_or_default();
+            create_schema(&conn, d, m, p).map_err(sql_err(&ctx))?;
+            (d, m, p)
         };
         // the manifest tables (added to format 1 with sealed segments; created on first open for
         // writing by this build, absent tables read as "no segment"). `meta.manifest` records
@@ -224,6 +248,7 @@ impl SqliteStore {
             conn,
             dim,
             metric,
+            precision,
             read_only,
             _lock: lock,
         })

@@ -5,6 +5,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use super::{FORMAT_NAME, FORMAT_VERSION};
 use crate::error::{Error, Result};
+use crate::rowdata::Precision;
 use crate::types::Metric;
 
 /// Maps a SQLite error to a stable code: a file that is not a database or fails SQLite's own
@@ -65,7 +66,12 @@ pub(super) const WAL_SIZE_LIMIT: i64 = 16 << 20;
 pub(super) const SEGMENT_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS segments (generation INTEGER PRIMARY KEY, rows INTEGER NOT NULL);
      CREATE TABLE IF NOT EXISTS tombstones (generation INTEGER NOT NULL, row INTEGER NOT NULL, PRIMARY KEY (generation, row)) WITHOUT ROWID;";
 
-pub(super) fn create_schema(conn: &Connection, dim: usize, metric: Metric) -> rusqlite::Result<()> {
+pub(super) fn create_schema(
+    conn: &Connection,
+    dim: usize,
+    metric: Metric,
+    vectors: Precision,
+) -> rusqlite::Result<()> {
     conn.execute_batch(
         "BEGIN;
          CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -82,6 +88,7 @@ pub(super) fn create_schema(conn: &Connection, dim: usize, metric: Metric) -> ru
     put.execute(params!["format_version", FORMAT_VERSION.to_string()])?;
     put.execute(params!["dim", dim.to_string()])?;
     put.execute(params!["metric", metric.as_str()])?;
+    put.execute(params!["vectors", vectors.name()])?;
     drop(put);
     conn.execute_batch("COMMIT;")
 }
@@ -104,7 +111,7 @@ pub(super) fn record_crc(key: &[u8], seq: i64, vector: &[u8], metadata: Option<&
     h.finalize()
 }
 
-pub(super) fn read_meta(conn: &Connection, ctx: &str) -> Result<(usize, Metric)> {
+pub(super) fn read_meta(conn: &Connection, ctx: &str) -> Result<(usize, Metric, Precision)> {
     let get = |k: &str| -> Result<Option<String>> {
         conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| {
             r.get::<_, String>(0)
@@ -134,5 +141,11 @@ pub(super) fn read_meta(conn: &Connection, ctx: &str) -> Result<(usize, Metric)>
     let metric = get("metric")?
         .and_then(|m| Metric::parse(&m).ok())
         .ok_or_else(|| Error::Corrupt(format!("{ctx}: meta.metric missing or unknown")))?;
-    Ok((dim, metric))
+    // absent in collections created before f16 rows: f32
+    let precision = match get("vectors")? {
+        None => Precision::F32,
+        Some(p) => Precision::parse(&p)
+            .map_err(|_| Error::Corrupt(format!("{ctx}: meta.vectors is {p:?}")))?,
+    };
+    Ok((dim, metric, precision))
 }
