@@ -235,3 +235,35 @@ fn f32_collections_keep_f32_segments_and_refuse_f16() {
     d.close();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An f16 collection's database is stamped with its own format version, so a build from before
+/// f16 rows (which reads version 1 only) refuses it with `HV_VERSION` instead of writing f32
+/// segment files into it; that version with `meta.vectors` other than f16 is damage.
+#[test]
+fn f16_collections_carry_their_own_format_version() {
+    use horosvec_core::store::{DB_FILE, F16_FORMAT_VERSION, FORMAT_VERSION};
+    let dir = tmp("version");
+    let meta = |dir: &Path, key: &str| -> String {
+        let c = rusqlite::Connection::open(dir.join(DB_FILE)).unwrap();
+        c.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .unwrap()
+    };
+    let d = open(&dir, Some(Precision::F16), false).unwrap();
+    put(&d, WriteKind::Add, &[1], vec![0.5; DIM]).unwrap();
+    d.close();
+    assert_eq!(meta(&dir, "format_version"), F16_FORMAT_VERSION.to_string());
+    let d = open(&dir, None, false).unwrap();
+    d.close();
+    {
+        let c = rusqlite::Connection::open(dir.join(DB_FILE)).unwrap();
+        c.execute("UPDATE meta SET value = 'f32' WHERE key = 'vectors'", [])
+            .unwrap();
+    }
+    let e = open(&dir, None, false).err().unwrap();
+    assert_eq!(e.code(), ErrorCode::Corrupt, "{e}");
+    let f32_dir = tmp("version-f32");
+    open(&f32_dir, None, false).unwrap().close();
+    assert_eq!(meta(&f32_dir, "format_version"), FORMAT_VERSION.to_string());
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&f32_dir);
+}

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 pub use faulty::{FaultSwitch, FaultyStore};
 pub use log::{LogFile, LogStore, MemFile};
 #[cfg(feature = "durable")]
-pub use sqlite::{SqliteStore, DB_FILE, FORMAT_VERSION, LOCK_FILE};
+pub use sqlite::{SqliteStore, DB_FILE, F16_FORMAT_VERSION, FORMAT_VERSION, LOCK_FILE};
 
 use crate::error::Result;
 use crate::types::{IdByteOrder, Metric, VectorId};

@@ -27,8 +27,13 @@ use schema::{
 pub const DB_FILE: &str = "collection.db";
 /// The writer's lock file inside a collection directory.
 pub const LOCK_FILE: &str = "LOCK";
-/// The format version written to `meta.format_version`; other values give `HV_VERSION`.
+/// The format version written to `meta.format_version` by `f32` collections; values other than
+/// it and [`F16_FORMAT_VERSION`] give `HV_VERSION`.
 pub const FORMAT_VERSION: u32 = 1;
+/// The format version of `f16` collections (`meta.vectors = f16`): the same layout, stamped
+/// apart so that a build from before f16 rows (which reads only version 1) refuses the
+/// collection with `HV_VERSION` instead of writing `f32` segment files into it.
+pub const F16_FORMAT_VERSION: u32 = 2;
 /// `meta.format` of a horosvec collection database.
 const FORMAT_NAME: &str = "horosvec-collection";
 

@@ -3,7 +3,7 @@
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::{FORMAT_NAME, FORMAT_VERSION};
+use super::{F16_FORMAT_VERSION, FORMAT_NAME, FORMAT_VERSION};
 use crate::error::{Error, Result};
 use crate::rowdata::Precision;
 use crate::types::Metric;
@@ -85,7 +85,11 @@ pub(super) fn create_schema(
     )?;
     let mut put = conn.prepare("INSERT INTO meta (key, value) VALUES (?1, ?2)")?;
     put.execute(params!["format", FORMAT_NAME])?;
-    put.execute(params!["format_version", FORMAT_VERSION.to_string()])?;
+    let version = match vectors {
+        Precision::F32 => FORMAT_VERSION,
+        Precision::F16 => F16_FORMAT_VERSION,
+    };
+    put.execute(params!["format_version", version.to_string()])?;
     put.execute(params!["dim", dim.to_string()])?;
     put.execute(params!["metric", metric.as_str()])?;
     put.execute(params!["vectors", vectors.name()])?;
@@ -129,11 +133,14 @@ pub(super) fn read_meta(conn: &Connection, ctx: &str) -> Result<(usize, Metric, 
     }
     let version = get("format_version")?
         .ok_or_else(|| Error::Corrupt(format!("{ctx}: no meta.format_version")))?;
-    if version != FORMAT_VERSION.to_string() {
-        return Err(Error::Version(format!(
-            "{ctx}: format version {version}; this build reads {FORMAT_VERSION}"
-        )));
-    }
+    let version = [FORMAT_VERSION, F16_FORMAT_VERSION]
+        .into_iter()
+        .find(|v| version == v.to_string())
+        .ok_or_else(|| {
+            Error::Version(format!(
+                "{ctx}: format version {version}; this build reads {FORMAT_VERSION} and {F16_FORMAT_VERSION}"
+            ))
+        })?;
     let dim = get("dim")?
         .and_then(|d| d.parse::<usize>().ok())
         .filter(|d| (1..=crate::MAX_DIM).contains(d))
@@ -147,5 +154,11 @@ pub(super) fn read_meta(conn: &Connection, ctx: &str) -> Result<(usize, Metric, 
         Some(p) => Precision::parse(&p)
             .map_err(|_| Error::Corrupt(format!("{ctx}: meta.vectors is {p:?}")))?,
     };
+    if version == F16_FORMAT_VERSION && precision != Precision::F16 {
+        return Err(Error::Corrupt(format!(
+            "{ctx}: format version {F16_FORMAT_VERSION} is for f16 rows, meta.vectors says {}",
+            precision.name()
+        )));
+    }
     Ok((dim, metric, precision))
 }
