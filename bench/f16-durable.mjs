@@ -13,7 +13,6 @@
 //
 //   node bench/f16-durable.mjs [--dir /tmp/hv-f16-durable] [--ef 32,64,128] [--rounds 5] [--seconds 1] [--keep]
 import { parseArgs } from 'node:util';
-import { loadavg } from 'node:os';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -21,8 +20,8 @@ import { fileURLToPath } from 'node:url';
 import * as hv from 'horosvec';
 import { loadDataset, DATASETS } from './datasets.mjs';
 import { readVecs } from '../npm/cli/vecs.js';
-import { readGroundTruth, recallOfHits } from './lib/groundtruth.mjs';
-import { timeLoop } from './lib/timing.mjs';
+import { readGroundTruth } from './lib/groundtruth.mjs';
+import { sideBySide } from './lib/side-by-side.mjs';
 import { provenance } from './lib/provenance.mjs';
 
 const { values } = parseArgs({
@@ -94,21 +93,10 @@ for (const p of precisions) {
   await waitWarm(cols[p]);
 }
 const gt = readGroundTruth(join(DATASETS.minilm384.dir, DATASETS.minilm384.gt), { nq, k, n, metric: 'cosine' });
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 for (const ef of values.ef.split(',').map(Number)) {
-  const recall = {};
-  for (const p of precisions) recall[p] = recallOfHits(qs.map((q) => cols[p].searchSync(q, { k, ef, includeMetadata: false })), k, gt, n).mean;
-  const qps = { f32: [], f16: [] };
-  const load = [loadavg()[0]];
-  for (let r = 0; r < rounds; r++) {
-    for (const p of r % 2 === 0 ? precisions : [...precisions].reverse()) {
-      const t = await timeLoop((i) => cols[p].searchSync(qs[i], { k, ef, includeMetadata: false }), { nq, seconds, warmup: 50 });
-      qps[p].push(t.qps);
-    }
-    load.push(loadavg()[0]);
-  }
+  const { recall, qps, ratio, load } = await sideBySide({ f32: cols.f32, f16: cols.f16 }, { qs, k, ef, gt, n, nq, rounds, seconds });
   const rec = {
     bench: 'f16-durable',
     dataset: 'minilm384',
@@ -125,9 +113,9 @@ for (const ef of values.ef.split(',').map(Number)) {
     seconds_per_window: seconds,
     recall_f32: recall.f32,
     recall_f16: recall.f16,
-    qps_f32: median(qps.f32),
-    qps_f16: median(qps.f16),
-    ratio_f16_f32: median(qps.f16.map((x, i) => x / qps.f32[i])),
+    qps_f32: qps.f32,
+    qps_f16: qps.f16,
+    ratio_f16_f32: ratio,
     segment_file_bytes_per_vector_f32: fileBytes.f32 / n,
     segment_file_bytes_per_vector_f16: fileBytes.f16 / n,
     rss_open_bytes_per_vector_f32: resident.f32.rssOpen / n,

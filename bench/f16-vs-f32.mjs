@@ -8,11 +8,10 @@
 //
 //   node bench/f16-vs-f32.mjs [--n 100000 (the base's size: the shipped ground truth covers the whole base)] [--ef 32,64,128] [--rounds 5] [--seconds 1]
 import { parseArgs } from 'node:util';
-import { loadavg } from 'node:os';
 import * as hv from 'horosvec';
 import { loadDataset } from './datasets.mjs';
-import { readGroundTruth, recallOfHits } from './lib/groundtruth.mjs';
-import { timeLoop } from './lib/timing.mjs';
+import { readGroundTruth } from './lib/groundtruth.mjs';
+import { sideBySide } from './lib/side-by-side.mjs';
 import { provenance } from './lib/provenance.mjs';
 import { DATASETS } from './datasets.mjs';
 import { join } from 'node:path';
@@ -44,23 +43,8 @@ await f16.importGraph({ adjacency: g.adjacency, degree: g.degree, entry: g.entry
 const gtFile = join(DATASETS.minilm384.dir, DATASETS.minilm384.gt);
 const gt = readGroundTruth(gtFile, { nq, k, n, metric: 'cosine' });
 const cols = { f32, f16 };
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 for (const ef of efs) {
-  const recall = {};
-  for (const [name, c] of Object.entries(cols)) {
-    recall[name] = recallOfHits(qs.map((q) => c.searchSync(q, { k, ef, includeMetadata: false })), k, gt, n).mean;
-  }
-  const qps = { f32: [], f16: [] };
-  const load = [loadavg()[0]];
-  for (let r = 0; r < rounds; r++) {
-    const order = r % 2 === 0 ? ['f32', 'f16'] : ['f16', 'f32'];
-    for (const name of order) {
-      const c = cols[name];
-      const t = await timeLoop((i) => c.searchSync(qs[i], { k, ef, includeMetadata: false }), { nq, seconds, warmup: 50 });
-      qps[name].push(t.qps);
-    }
-    load.push(loadavg()[0]);
-  }
+  const { recall, qps, ratio, load } = await sideBySide({ f32: cols.f32, f16: cols.f16 }, { qs, k, ef, gt, n, nq, rounds, seconds });
   const rec = {
     bench: 'f16-vs-f32',
     dataset: 'minilm384',
@@ -77,9 +61,9 @@ for (const ef of efs) {
     seconds_per_window: seconds,
     recall_f32: recall.f32,
     recall_f16: recall.f16,
-    qps_f32: median(qps.f32),
-    qps_f16: median(qps.f16),
-    ratio_f16_f32: median(qps.f16.map((x, i) => x / qps.f32[i])),
+    qps_f32: qps.f32,
+    qps_f16: qps.f16,
+    ratio_f16_f32: ratio,
     vector_bytes_f32: f32.stats().vectorBytes / n,
     vector_bytes_f16: f16.stats().vectorBytes / n,
     load_avg: load,

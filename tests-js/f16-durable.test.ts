@@ -10,28 +10,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as native from 'horosvec';
 import * as wasm from 'horosvec/wasm';
-import { expectCode, randomVectors } from './helpers/backends.js';
+import { expectCode, randomVectors, toHalf } from './helpers/backends.js';
 import { loadSample } from './helpers/sample.js';
 
 const root = mkdtempSync(join(tmpdir(), 'horosvec-f16d-'));
 let n = 0;
 const fresh = () => join(root, `c${n++}`);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-// round to nearest even through Float16Array when the runtime has one, else by bit maths
-const toHalf = (xs: Float32Array): Float32Array => {
-  const F16 = (globalThis as { Float16Array?: new (a: Float32Array) => ArrayLike<number> }).Float16Array;
-  if (F16) return Float32Array.from(new F16(xs) as ArrayLike<number>);
-  return xs.map((x) => {
-    if (x === 0) return x;
-    const e = Math.floor(Math.log2(Math.abs(x)));
-    const step = 2 ** (Math.max(e, -14) - 10);
-    const q = x / step;
-    const r = Math.round(q);
-    const even = Math.abs(q - Math.trunc(q)) === 0.5 ? (r % 2 === 0 ? r : r - Math.sign(q)) : r;
-    return even * step;
-  });
-};
 
 const segmentPrecisionBytes = (dir: string) =>
   readdirSync(dir).filter((f) => f.endsWith('.hvseg')).map((f) => readFileSync(join(dir, f))[22]);

@@ -3,22 +3,8 @@
 // snapshots (format version 4) that load as f16 on either backend (durable f16 collections:
 // f16-durable.test.ts).
 import { describe, expect, it } from 'vitest';
-import { backends, expectCode, randomVectors } from './helpers/backends.js';
+import { backends, expectCode, randomVectors, toHalf } from './helpers/backends.js';
 
-const toHalf = (xs: Float32Array): Float32Array => {
-  // round-to-nearest-even through a Float16Array where the runtime has one, else by bit maths
-  const F16 = (globalThis as { Float16Array?: new (a: Float32Array) => ArrayLike<number> }).Float16Array;
-  if (F16) return Float32Array.from(new F16(xs) as ArrayLike<number>);
-  return xs.map((x) => {
-    if (x === 0) return x;
-    const e = Math.floor(Math.log2(Math.abs(x)));
-    const step = 2 ** (Math.max(e, -14) - 10);
-    const q = x / step;
-    const r = Math.round(q);
-    const even = Math.abs(q - Math.trunc(q)) === 0.5 ? (r % 2 === 0 ? r : r - Math.sign(q)) : r;
-    return even * step;
-  });
-};
 
 describe.each(backends)('vectors: f16 on %s', (_name, hv) => {
   it('stores rounded values in half the bytes and reports the option', async () => {

@@ -68,3 +68,19 @@ export async function expectCode(p: Promise<unknown> | (() => unknown), code: st
     throw new Error(`expected a HorosvecError with code ${code}, got ${Object.prototype.toString.call(err)} ${err.constructor.name}: ${err.message}`);
   }
 }
+
+/** `xs` rounded to IEEE half precision (nearest, ties to even), widened back: what an f16 row stores. */
+export function toHalf(xs: Float32Array): Float32Array {
+  // through a Float16Array where the runtime has one, else by bit maths
+  const F16 = (globalThis as { Float16Array?: new (a: Float32Array) => ArrayLike<number> }).Float16Array;
+  if (F16) return Float32Array.from(new F16(xs) as ArrayLike<number>);
+  return xs.map((x) => {
+    if (x === 0) return x;
+    const e = Math.floor(Math.log2(Math.abs(x)));
+    const step = 2 ** (Math.max(e, -14) - 10);
+    const q = x / step;
+    const r = Math.round(q);
+    const even = Math.abs(q - Math.trunc(q)) === 0.5 ? (r % 2 === 0 ? r : r - Math.sign(q)) : r;
+    return even * step;
+  });
+}
