@@ -160,7 +160,7 @@ impl<S: RecordStore> Committer<S> {
         if let Some(c) = g.as_mut() {
             c.after_group();
             if c.deleted_since_reclaim >= RECLAIM_AFTER_DELETES {
-                c.reclaim_now();
+                c.reclaim_now(Reclaim::WhenWorthwhile);
             }
         }
         g.take();
@@ -177,15 +177,15 @@ impl<S: RecordStore> Committer<S> {
     /// the caller's thread meanwhile restarts the wait).
     fn reclaim_when_idle(&mut self) {
         if self.reclaim_in() == Some(Duration::ZERO) {
-            self.reclaim_now();
+            self.reclaim_now(Reclaim::WhenWorthwhile);
         }
     }
 
-    /// Gives free pages back now (best effort; the store decides whether enough of the file is
-    /// free to be worth it).
-    fn reclaim_now(&mut self) {
+    /// Gives free pages back now (best effort; the store decides, by `when`, whether enough of
+    /// the file is free to be worth it).
+    fn reclaim_now(&mut self, when: Reclaim) {
         self.deleted_since_reclaim = 0;
-        let _ = self.store.reclaim(Reclaim::WhenWorthwhile);
+        let _ = self.store.reclaim(when);
     }
 
     /// One round: `first` and every message waiting after it (up to [`MAX_GROUP`] writes) as one
@@ -346,8 +346,7 @@ impl<S: RecordStore> Committer<S> {
                     self.reclaim_wake = true;
                 }
                 if self.deleted_since_reclaim >= RECLAIM_AFTER_DELETES * RECLAIM_DEFER_MAX {
-                    self.deleted_since_reclaim = 0;
-                    let _ = self.store.reclaim(Reclaim::DuringWrites);
+                    self.reclaim_now(Reclaim::DuringWrites);
                 }
                 for (_, reply, n) in done {
                     reply(Ok(n));
