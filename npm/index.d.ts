@@ -323,8 +323,9 @@ export interface CreateOptions {
   metric?: Metric;
   /**
    * How vector rows are stored (default `'f32'`, exactly as supplied). `'f16'`: IEEE-754 half
-   * floats, 2 bytes per value instead of 4, in memory and in snapshots (`toBytes`, format
-   * version 4); each value is rounded to nearest on write, `get()` returns the rounded value
+   * floats, 2 bytes per value instead of 4, in memory and in snapshots (`toBytes`: segment
+   * images of half rows in format version 5, a record stream of them, version 4, without an
+   * index); each value is rounded to nearest on write, `get()` returns the rounded value
    * widened to `Float32Array`, and distances are those of the rounded rows (queries stay f32).
    * A finite value beyond ±65504 is `HV_INVALID_VECTOR`. Any other value is `HV_INVALID_ARGUMENT`.
    * Durable collections: `OpenOptions.vectors` (disk; not `storage: 'opfs'`).
@@ -732,13 +733,13 @@ export declare class Collection<M = Metadata, I extends Id = Id> {
   refresh(): Promise<boolean>;
 
   /**
-   * A versioned binary snapshot (format `HVSNAP01`, `docs/format.md`). An `f32` collection with
-   * an index or with sealed segments writes version 5: each sealed segment as its file's bytes
+   * A versioned binary snapshot (format `HVSNAP01`, `docs/format.md`). A collection with an
+   * index or with sealed segments writes version 5: each sealed segment as its file's bytes
    * (with its graph and codes) plus its deleted rows, the index of an in-memory collection as one
    * more segment image (tombstones consolidated first), and records outside any index as a
-   * record stream; it loads in place. A collection without an index writes version 3 (every
-   * record, the metadata index of the records), an `f16` collection version 4 (half-precision
-   * rows, with its graph and codes). Loads with `Collection.fromBytes` / `fromFile` on either
+   * record stream; it loads in place (`f32` or `f16` rows, as stored). A collection without an
+   * index writes version 3 (every record, the metadata index of the records), or version 4 for
+   * `f16` rows (half-precision rows). Loads with `Collection.fromBytes` / `fromFile` on either
    * backend.
    */
   toBytes(): Promise<Uint8Array>;

@@ -1,6 +1,7 @@
 // `vectors: 'f16'`: half-precision rows on both backends: rounded values back from get(), half
 // the vector bytes, range errors with a code and the data intact, search on the rounded rows,
-// snapshots (format version 4) that load as f16 on either backend (durable f16 collections:
+// snapshots (format version 5 with an index: segment images of half rows, read in place;
+// version 4 without) that load as f16 on either backend (durable f16 collections:
 // f16-durable.test.ts).
 import { describe, expect, it } from 'vitest';
 import { backends, expectCode, randomVectors, toHalf } from './helpers/backends.js';
@@ -61,8 +62,9 @@ describe.each(backends)('vectors: f16 on %s', (_name, hv) => {
     await h.add([...Array(n).keys()], data);
     await h.buildIndex({ seed: 3 });
     const bytes = await h.toBytes();
-    expect(new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true)).toBe(4);
+    expect(new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true)).toBe(5);
     const loaded = await to.Collection.fromBytes(bytes);
+    expect((await loaded.search(data.subarray(0, dim), { k: 5 })).map((x) => x.id)).toEqual((await h.search(data.subarray(0, dim), { k: 5 })).map((x) => x.id));
     expect(loaded.stats().vectors).toBe('f16');
     expect(loaded.size).toBe(n);
     expect(loaded.get(7)).toEqual(h.get(7));

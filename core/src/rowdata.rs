@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 
 use half::f16;
+use half::slice::HalfFloatSliceExt;
 
 use crate::error::{Error, Result};
 
@@ -203,7 +204,12 @@ impl RowBuf {
     pub(crate) fn extend(&mut self, v: &[f32]) {
         match self {
             RowBuf::F32(b) => b.extend_from_slice(v),
-            RowBuf::F16(b) => b.extend(v.iter().map(|&x| f16::from_f32(x))),
+            RowBuf::F16(b) => {
+                // narrowed a slice at a time (F16C / NEON where the CPU has them)
+                let at = b.len();
+                b.resize(at + v.len(), f16::ZERO);
+                b[at..].convert_from_f32_slice(v);
+            }
         }
     }
 

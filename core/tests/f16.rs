@@ -1,6 +1,7 @@
 //! `f16` vector rows (`Collection::with_precision(.., Precision::F16)`): values rounded on
 //! write, out-of-range values refused, half the vector bytes, exact and indexed search on the
-//! rounded rows, batch search, snapshots (version 4) that keep the precision, `f32` snapshots
+//! rounded rows, batch search, snapshots that keep the precision (version 5 with an index: segment
+//! images of half rows, read in place; version 4: the record stream), `f32` record streams
 //! unchanged (version 3).
 
 mod support;
@@ -158,33 +159,48 @@ fn snapshots_keep_the_precision() {
     let data = seeded(n, dim, 8);
     let mut h = filled(n, dim, Metric::Cosine, Precision::F16, &data);
     build_and_install(&mut h, 7);
-    let bytes = h.to_bytes().unwrap();
-    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 4);
-    let mut d = Collection::from_bytes(&bytes).unwrap();
-    assert_eq!(d.precision(), Precision::F16);
-    assert!(d.has_index());
+    let version = |b: &[u8]| u32::from_le_bytes(b[8..12].try_into().unwrap());
     let q = seeded(1, dim, 9);
     let o = SearchOptions::new(10).unwrap();
-    assert_eq!(d.search(&q, &o).unwrap(), h.search(&q, &o).unwrap());
-    assert_eq!(
-        d.get(&VectorId::Int(7)).unwrap(),
-        h.get(&VectorId::Int(7)).unwrap()
+    // version 5 (the index's segment image of half rows) and the record stream (version 4)
+    let bytes = h.to_bytes().unwrap();
+    let stream = h.to_bytes_stream().unwrap();
+    assert_eq!((version(&bytes), version(&stream)), (5, 4));
+    for b in [&bytes, &stream] {
+        let mut d = Collection::from_bytes(b).unwrap();
+        assert_eq!(d.precision(), Precision::F16);
+        assert_eq!(d.search(&q, &o).unwrap(), h.search(&q, &o).unwrap());
+        assert_eq!(
+            d.get(&VectorId::Int(7)).unwrap(),
+            h.get(&VectorId::Int(7)).unwrap()
+        );
+        assert_eq!(
+            d.to_bytes().unwrap(),
+            bytes,
+            "a reloaded snapshot writes the same version-5 bytes"
+        );
+        // a write after the load: kept in the precision of the rows
+        d.add(vec![VectorId::Int(n as u64)], &q, None).unwrap();
+        assert_eq!(
+            d.get(&VectorId::Int(n as u64)).unwrap().unwrap().0.as_ref(),
+            rounded(&q).as_slice()
+        );
+    }
+    assert!(
+        Collection::from_bytes(&stream).unwrap().has_index(),
+        "the stream carries the index"
     );
-    assert_eq!(
-        d.to_bytes().unwrap(),
-        bytes,
-        "a reloaded snapshot writes the same bytes"
-    );
-    // the records take 2 bytes per value: smaller than the f32 snapshot of the same rows
+    // the records take 2 bytes per value: smaller than the f32 snapshots of the same rows
     let mut f = filled(n, dim, Metric::Cosine, Precision::F32, &data);
     build_and_install(&mut f, 7);
+    assert!(bytes.len() < f.to_bytes().unwrap().len());
     let fb = f.to_bytes_stream().unwrap();
     assert_eq!(
         u32::from_le_bytes(fb[8..12].try_into().unwrap()),
         3,
         "the f32 record stream is version 3 (to_bytes writes version 5: snapshot_parts.rs)"
     );
-    assert!(bytes.len() < fb.len());
+    assert!(stream.len() < fb.len());
     assert_eq!(
         Collection::from_bytes(&fb).unwrap().precision(),
         Precision::F32

@@ -21,14 +21,13 @@ use crate::segment::{Segment, SegmentRows};
 use crate::snapshot::{self, PartBytes, PartKind, PartOut};
 
 impl Collection {
-    /// Whether [`Collection::to_bytes`] writes format version 5: `f32` rows and either sealed
-    /// parts or a full index over at least one record.
+    /// Whether [`Collection::to_bytes`] writes format version 5: sealed parts, or a full index
+    /// over at least one record (`f32` or `f16` rows: a segment image stores either).
     pub(super) fn writes_parts(&self) -> bool {
-        self.precision() == Precision::F32
-            && (!self.segments.parts.is_empty()
-                || (!self.mutable.deferred
-                    && self.mutable.index.is_some()
-                    && self.mutable.rows.live() > 0))
+        !self.segments.parts.is_empty()
+            || (!self.mutable.deferred
+                && self.mutable.index.is_some()
+                && self.mutable.rows.live() > 0)
     }
 
     /// The version-5 snapshot: every sealed part's file as it is, with its tombstones; the
@@ -111,7 +110,19 @@ impl Collection {
             return Collection::from_backing(copy);
         }
         let head = snapshot::read_parts(bytes)?;
-        let mut col = Collection::new(head.dim, head.metric)
+        // the rows' precision: the first part's (every other part must have the same)
+        let precision = match head.parts.first() {
+            None => Precision::F32,
+            Some(p) => {
+                // read_parts checked that every part lies inside `bytes`
+                let part = &bytes[p.offset as usize..(p.offset + p.len) as usize];
+                match p.kind {
+                    PartKind::Segment => crate::segment::image_precision(part)?,
+                    PartKind::Records => snapshot::Decoder::new(part)?.precision(),
+                }
+            }
+        };
+        let mut col = Collection::with_precision(head.dim, head.metric, precision)
             .map_err(|e| Error::Corrupt(format!("snapshot header: {e}")))?;
         let corrupt = |i: usize, e: Error| match e {
             Error::Corrupt(m) | Error::InvalidArgument(m) => {
@@ -174,6 +185,13 @@ impl Collection {
         }
         // the snapshot's checksum covered the image: its section CRC-32s are not computed again
         let seg = Segment::from_checked_image(image, (generation, self.dim(), self.metric()))?;
+        if seg.precision() != self.precision() {
+            return Err(Error::Corrupt(format!(
+                "segment {generation} holds {} rows, the snapshot's first part {}",
+                seg.precision().name(),
+                self.precision().name()
+            )));
+        }
         seg.index()
             .graph()
             .validate()
@@ -209,16 +227,16 @@ impl Collection {
         Ok(())
     }
 
-    /// Restores the records of a version-3 stream without an index (a snapshot's records
-    /// part) into the mutable segment.
+    /// Restores the records of a version-3 stream (version 4: `f16` rows) without an index (a
+    /// snapshot's records part) into the mutable segment.
     fn restore_stream(&mut self, bytes: &[u8]) -> Result<()> {
         let mut dec = snapshot::Decoder::new(bytes)?;
-        if dec.shape() != (self.dim(), self.metric()) || dec.precision() != Precision::F32 {
+        if dec.shape() != (self.dim(), self.metric()) || dec.precision() != self.precision() {
             return Err(Error::Corrupt(
                 "a records part of another shape or precision".into(),
             ));
         }
-        dec.records(&mut |id, seq, v, meta| self.restore_row(id, seq, v, meta))?;
+        dec.records(&mut |id, seq, v, h, meta| self.restore_row(id, seq, v, h, meta))?;
         if dec.index()?.is_some() {
             return Err(Error::Corrupt("a records part with an index".into()));
         }
@@ -290,6 +308,7 @@ impl Collection {
                     p.seg.id(row)?,
                     p.seg.seq(row),
                     &p.seg.vector(row),
+                    None,
                     p.seg.metadata(row)?,
                 )?;
             }
@@ -300,6 +319,7 @@ impl Collection {
                 rows.ids[r].clone(),
                 rows.seqs[r],
                 &rows.vector(r),
+                None,
                 rows.metadata[r].clone(),
             )?;
         }

@@ -14,6 +14,7 @@ use crate::filter::index::MetaIndex;
 use crate::flat::FlatView;
 use crate::rowdata::{Precision, RowBuf, RowSlice};
 use crate::types::{Metric, VectorId};
+use half::f16;
 
 /// The rows of the mutable segment (`n × dim` row-major vectors and their per-row columns).
 pub(crate) struct Rows {
@@ -146,7 +147,7 @@ impl Rows {
     pub(super) fn push(&mut self, id: VectorId, v: &[f32], inv: f32, meta: Option<String>) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.push_at(id, v, inv, meta, seq);
+        self.push_at(id, v, None, inv, meta, seq);
     }
 
     /// Appends a live record that keeps insertion sequence `seq` (an upsert of a stored record,
@@ -155,12 +156,17 @@ impl Rows {
         &mut self,
         id: VectorId,
         v: &[f32],
+        halves: Option<&[f16]>,
         inv: f32,
         meta: Option<String>,
         seq: u64,
     ) {
         let row = self.ids.len() as u32;
-        self.vectors.extend(v);
+        match halves {
+            // the stored halves of `v`, kept as they are (narrowing `v` gives them back)
+            Some(h) if h.len() == v.len() => self.vectors.extend_rows(RowSlice::F16(h)),
+            _ => self.vectors.extend(v),
+        }
         if self.norms {
             self.inv_norms.push(inv);
         }
@@ -373,7 +379,7 @@ mod tests {
         rows.push(a.clone(), &[1.0, 0.0], 1.0, None);
         rows.push(b.clone(), &[0.0, 1.0], 1.0, None);
         // the upsert of `a`: row 0 becomes a tombstone, row 2 the live record
-        rows.push_at(a.clone(), &[2.0, 0.0], 1.0, None, 0);
+        rows.push_at(a.clone(), &[2.0, 0.0], None, 1.0, None, 0);
         rows.keep(&[1, 2]);
         assert_eq!(rows.len(), 2);
         assert_eq!(rows.live(), 2);

@@ -178,7 +178,7 @@ impl Collection {
                     // Indexed: the old row becomes a tombstone and the record moves to a new row
                     // (with its original insertion sequence), which the graph then inserts.
                     let seq = rows.seqs[row as usize];
-                    rows.push_at(id, v, inv, meta, seq);
+                    rows.push_at(id, v, None, inv, meta, seq);
                     rows.unindex(row);
                     if let Some(ix) = self.mutable.index.as_mut() {
                         ix.mark_deleted(row);
@@ -190,7 +190,7 @@ impl Collection {
                     Some((p, row)) => {
                         let seq = self.segments.parts[p].seg.seq(row);
                         self.segments.kill(p, row);
-                        rows.push_at(id, v, inv, meta, seq);
+                        rows.push_at(id, v, None, inv, meta, seq);
                     }
                     None => rows.push(id, v, inv, meta),
                 },
@@ -287,7 +287,9 @@ impl Collection {
         deleted
     }
 
-    /// Appends one record read back from storage with its original sequence number `seq`.
+    /// Appends one record read back from storage with its original sequence number `seq`:
+    /// `v` its values, and `halves` the stored half floats of `v` when it was stored as `f16`
+    /// (kept as they are by an `f16` collection; `None`: `v` is narrowed as an insert's is).
     /// For loading a collection (no index may exist yet); records should come in ascending `seq`.
     ///
     /// # Errors
@@ -298,6 +300,7 @@ impl Collection {
         id: VectorId,
         seq: u64,
         v: &[f32],
+        halves: Option<&[half::f16]>,
         metadata: Option<String>,
     ) -> Result<()> {
         if self.mutable.index.is_some() {
@@ -312,7 +315,7 @@ impl Collection {
         validate::check_stored_metadata(&id, metadata.as_deref())?;
         let rows = &mut self.mutable.rows;
         rows.try_reserve(1)?;
-        rows.push_at(id, v, inv, metadata, seq);
+        rows.push_at(id, v, halves, inv, metadata, seq);
         rows.note_seq(seq);
         self.version += 1;
         Ok(())

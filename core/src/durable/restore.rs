@@ -27,7 +27,7 @@ pub(crate) fn restore(
         let seg = open_segment(e)?;
         col.attach_segment(seg, &e.tombstones)?;
     }
-    store.load(&mut |r| col.restore_row(r.id, r.seq, &r.vector, r.metadata))?;
+    store.load(&mut |r| col.restore_row(r.id, r.seq, &r.vector, None, r.metadata))?;
     Ok(col)
 }
 

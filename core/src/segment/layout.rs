@@ -48,6 +48,7 @@
 //! twelfth is zero) and its file ends with the graph. Such a segment builds its metadata index
 //! from the metadata sections on first use; its next compaction writes version 2.
 
+use crate::error::{Error, Result};
 use crate::rowdata::Precision;
 
 /// The 8-byte magic at the start of a segment file this build writes (format version 2).
@@ -132,6 +133,20 @@ pub(super) fn precision_code(p: Precision) -> u8 {
         Precision::F32 => 0,
         Precision::F16 => 1,
     }
+}
+
+/// The row precision of the segment image `bytes` (its header byte 22), before the image is
+/// opened: a loader picks the collection's precision from it.
+///
+/// # Errors
+/// `HV_CORRUPT`: shorter than a header, or an unknown precision code.
+pub fn image_precision(bytes: &[u8]) -> Result<Precision> {
+    let code = *bytes
+        .get(22)
+        .filter(|_| bytes.len() >= HEADER_LEN)
+        .ok_or_else(|| Error::Corrupt("a segment image shorter than its header".into()))?;
+    precision_of(code)
+        .ok_or_else(|| Error::Corrupt(format!("a segment image of row precision code {code}")))
 }
 
 /// The precision of row precision byte `code`; `None` for an unknown code.

@@ -52,8 +52,8 @@ pub use file::{
     write_segment_file, Freshness, SEGMENT_SUFFIX, TEMP_SUFFIX,
 };
 pub use layout::{
-    FORMAT_VERSION, HEADER_LEN, MAGIC, MAGIC_V1, MIN_FORMAT_VERSION, SECTIONS, SECTIONS_V1,
-    SECTION_ALIGN,
+    image_precision, FORMAT_VERSION, HEADER_LEN, MAGIC, MAGIC_V1, MIN_FORMAT_VERSION, SECTIONS,
+    SECTIONS_V1, SECTION_ALIGN,
 };
 pub use warm::cold_searches_in_flight;
 #[cfg(feature = "durable")]

@@ -11,9 +11,14 @@ use crate::filter::{codec, index::MetaIndex};
 use crate::graph::Graph;
 use crate::quant::RabitqIndex;
 use crate::types::{Metric, VectorId};
+use half::f16;
+use half::slice::HalfFloatSliceExt;
 
-/// Receives each record a [`Decoder`] reads: `(id, seq, vector, metadata)`.
-pub type RecordSink<'s> = dyn FnMut(VectorId, u64, &[f32], Option<String>) -> Result<()> + 's;
+/// Receives each record a [`Decoder`] reads: `(id, seq, vector, halves, metadata)`: the vector
+/// as `f32` values and, in a stream of `f16` rows, the stored half floats themselves (an `f16`
+/// collection keeps them as they are, without narrowing the widened values again).
+pub type RecordSink<'s> =
+    dyn FnMut(VectorId, u64, &[f32], Option<&[f16]>, Option<String>) -> Result<()> + 's;
 
 /// A bounds-checked reader: every read checks the bytes left first.
 struct Reader<'a> {
@@ -162,6 +167,7 @@ impl<'a> Decoder<'a> {
             )));
         }
         let mut v = vec![0f32; dim];
+        let mut h = vec![f16::ZERO; if vb == 2 { dim } else { 0 }];
         for i in 0..count {
             let id = match r.u8("id kind")? {
                 VectorId::KIND_INT => VectorId::from_u64(r.u64("integer id")?)
@@ -191,15 +197,18 @@ impl<'a> Decoder<'a> {
             };
             let raw = r.take(vb * dim, "vector")?;
             if vb == 2 {
-                for (x, b) in v.iter_mut().zip(raw.chunks_exact(2)) {
-                    *x = half::f16::from_le_bytes([b[0], b[1]]).to_f32();
+                for (x, b) in h.iter_mut().zip(raw.chunks_exact(2)) {
+                    *x = f16::from_le_bytes([b[0], b[1]]);
                 }
+                // widened a slice at a time (F16C / NEON where the CPU has them)
+                h.convert_to_f32_slice(&mut v);
+                sink(id, seq, &v, Some(&h), meta)?;
             } else {
                 for (x, b) in v.iter_mut().zip(raw.chunks_exact(4)) {
                     *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
                 }
+                sink(id, seq, &v, None, meta)?;
             }
-            sink(id, seq, &v, meta)?;
         }
         Ok(())
     }

@@ -16,12 +16,14 @@
 //!       offset u64 | length u64 | tombstone list offset u64)
 //!     parts: each at a multiple of 64 bytes (zero padding between): a segment image is the
 //!       bytes of an `HVSEG002` file (`crate::segment`), followed by its tombstoned rows
-//!       (tombstones × u32); a records part is a version-3 stream (below) without an index
+//!       (tombstones × u32); a records part is a version-3 stream (below; version 4 for
+//!       `f16` rows) without an index. Every part holds rows of one precision (a segment
+//!       image's header byte 22): the first part's is the collection's
 //! end xxh3-64 of every byte before it: u64
 //! ```
 //!
-//! **Versions 1–4** are a record stream, written by collections without an index (version 3)
-//! and by `f16` collections (version 4: sealed segments hold `f32` rows only):
+//! **Versions 1–4** are a record stream, written by collections without an index (version 3,
+//! or version 4 for `f16` rows):
 //!
 //! ```text
 //! magic "HVSNAP01" (8) | version u32 = 3 (f32 rows) or 4 (f16 rows)
@@ -48,8 +50,9 @@
 //! vectors and the stored seed, as a build computes them. Version 3 adds the metadata index of
 //! the records, which loading installs instead of parsing every record's metadata again;
 //! versions 1 and 2 (no metadata index) still load, their index built from the metadata. Version 4
-//! is written only by collections with `vectors: "f16"` (flag bit 2: half-precision rows, loaded
-//! as such). Loading a stream checks the magic, the version (`HV_VERSION`), the checksum and
+//! is written only by collections with `vectors: "f16"` without an index (flag bit 2:
+//! half-precision rows, loaded as such, the stored halves kept without a round trip through
+//! `f32`). Loading a stream checks the magic, the version (`HV_VERSION`), the checksum and
 //! every length against the bytes left before it allocates (`HV_CORRUPT`), every record as
 //! `restore_row` does, and that the codes match the parameters and the record count. Loading
 //! version 5 checks the checksum, every part's range and alignment, each segment image as a
@@ -76,7 +79,7 @@ pub use parts::{
 /// The 8-byte magic at the start of a snapshot.
 pub const MAGIC: &[u8; 8] = b"HVSNAP01";
 /// The newest snapshot format version this build reads and writes (5: segment images, see
-/// above; collections without an index write [`VERSION_F32`], `f16` ones [`VERSION_F16`]).
+/// above; collections without an index write [`VERSION_F32`], or [`VERSION_F16`] for `f16` rows).
 pub const VERSION: u32 = VERSION_PARTS;
 /// The version of a record stream of `f16` rows.
 pub const VERSION_F16: u32 = 4;

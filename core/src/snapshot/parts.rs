@@ -33,7 +33,7 @@ const MAX_PARTS: u32 = 4096;
 pub enum PartKind {
     /// A sealed segment image (`HVSEG002`, or `HVSEG001`), node `i` of its graph = its row `i`.
     Segment,
-    /// A record stream: a version-3 snapshot (f32 rows) without an index.
+    /// A record stream: a version-3 snapshot (version 4: `f16` rows) without an index.
     Records,
 }
 
