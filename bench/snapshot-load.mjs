@@ -10,8 +10,11 @@
 // one with the built-in-place reference (--built: a child that builds the same collection in
 // memory and reports its RSS growth).
 //
-//   node bench/snapshot-load.mjs [--n 100000] [--opens 5] [--built] [--rebuild]
+//   node bench/snapshot-load.mjs [--n 100000] [--opens 5] [--built] [--rebuild] [--vectors f16]
 //     >> bench-results/snapshot-load/<rev>.jsonl
+//
+// --vectors f16: horosvec's collection (the snapshot's and the built-in-place one) stores half
+// rows (`vectors: 'f16'`; its snapshot is version 5 with f16 segment images); hnswlib unchanged.
 //
 // The index files are cached in target/snapshot-load/ (hnswlib's build of 100k takes ~80 s):
 // horosvec-<n>.hvsnap (toBytes of the default build, seed 1) and hnswlib-<n>.bin (M 16, efC 200,
@@ -33,6 +36,7 @@ const { values } = parseArgs({
     built: { type: 'boolean', default: false },
     rebuild: { type: 'boolean', default: false },
     child: { type: 'string' },
+    vectors: { type: 'string', default: 'f32' },
   },
 });
 
@@ -59,7 +63,7 @@ const METHODS = {
 };
 
 async function child(job) {
-  const { method, file, dim, q, n } = job;
+  const { method, file, dim, q, n, vectors } = job;
   const query = Float32Array.from(q);
   const gc = globalThis.gc;
   let open;
@@ -72,7 +76,7 @@ async function child(job) {
     const ids = Array.from({ length: n }, (_, i) => i);
     await settle();
     const rss0 = rssBytes();
-    const col = hv.Collection.create({ dim, metric: 'cosine' });
+    const col = hv.Collection.create({ dim, metric: 'cosine', vectors });
     await col.add(ids, data);
     await col.buildIndex({ seed: 1 });
     await settle();
@@ -149,7 +153,9 @@ const dim = base.dim;
 if (!(n > 0 && n <= base.n)) throw new Error(`--n must be in 1..${base.n}`);
 const dir = join(ROOT, 'target', 'snapshot-load');
 mkdirSync(dir, { recursive: true });
-const snapFile = join(dir, `horosvec-${n}.hvsnap`);
+const vectors = values.vectors;
+if (!['f32', 'f16'].includes(vectors)) throw new Error('--vectors must be f32 or f16');
+const snapFile = join(dir, `horosvec-${n}${vectors === 'f16' ? '-f16' : ''}.hvsnap`);
 const hnswFile = join(dir, `hnswlib-${n}.bin`);
 const log = (m) => process.stderr.write(`[snapshot-load] ${m}\n`);
 const data = base.data.subarray(0, n * dim);
@@ -159,7 +165,7 @@ const snapVersion = (f) => (existsSync(f) ? new DataView(readFileSync(f).buffer)
 if (values.rebuild || snapVersion(snapFile) !== 5) {
   const hv = await import('horosvec');
   log(`building horosvec over ${n} × ${dim}`);
-  const col = hv.Collection.create({ dim, metric: 'cosine' });
+  const col = hv.Collection.create({ dim, metric: 'cosine', vectors });
   await col.add(Array.from({ length: n }, (_, i) => i), data);
   await col.buildIndex({ seed: 1 });
   writeFileSync(snapFile, await col.toBytes());
@@ -185,7 +191,7 @@ const runs = Object.fromEntries(Object.keys(METHODS).map((m) => [m, []]));
 for (let round = 0; round < opens; round++) {
   for (const m of Object.keys(METHODS)) {
     const file = METHODS[m].engine === 'hnswlib' ? hnswFile : snapFile;
-    runs[m].push(run({ method: m, file, dim, q, n }));
+    runs[m].push(run({ method: m, file, dim, q, n, vectors }));
   }
   log(`round ${round + 1}/${opens}: ${Object.entries(runs).map(([m, rs]) => `${m} ${rs.at(-1).open_ms.toFixed(0)} ms`).join(', ')}`);
 }
@@ -210,6 +216,7 @@ for (const [m, rs] of Object.entries(runs)) {
     n,
     dim,
     metric: 'cosine',
+    vectors: spec.engine === 'horosvec' ? vectors : 'f32',
     mode: rs[0].mode ?? 'hnsw M 16 efC 200',
     file_bytes: statSync(file).size,
     format_version: spec.engine === 'horosvec' ? snapVersion(snapFile) : null,
@@ -232,7 +239,7 @@ for (const [m, rs] of Object.entries(runs)) {
   process.stdout.write(`${JSON.stringify(record)}\n`);
 }
 if (values.built) {
-  const r = run({ method: 'built-in-place', dim, q, n });
+  const r = run({ method: 'built-in-place', dim, q, n, vectors });
   process.stdout.write(
     `${JSON.stringify({
       bench: 'snapshot-load',
@@ -244,6 +251,7 @@ if (values.built) {
       n,
       dim,
       metric: 'cosine',
+      vectors,
       mode: r.mode,
       rss_delta_mb: mb(r.rss - r.rss0),
       rss_bytes_per_vector: Math.round((r.rss - r.rss0) / n),

@@ -140,7 +140,12 @@ impl<'a> RowSlice<'a> {
     pub fn to_f32(self) -> Cow<'a, [f32]> {
         match self {
             RowSlice::F32(v) => Cow::Borrowed(v),
-            RowSlice::F16(v) => Cow::Owned(v.iter().map(|x| x.to_f32()).collect()),
+            RowSlice::F16(v) => {
+                // a slice at a time (F16C / NEON where the CPU has them)
+                let mut out = vec![0f32; v.len()];
+                v.convert_to_f32_slice(&mut out);
+                Cow::Owned(out)
+            }
         }
     }
 

@@ -202,7 +202,7 @@ impl Collection {
                 c,
                 self.dim(),
                 self.metric(),
-                seg.view(&[], self.kernels()).vectors.to_f32().as_ref(),
+                seg.view(&[], self.kernels()).vectors,
                 seg.index().graph().entry_point(),
             )?;
         }

@@ -167,7 +167,7 @@ impl Collection {
                 c,
                 rows.dim,
                 rows.metric,
-                &rows.vectors.as_slice().to_f32(),
+                rows.vectors.as_slice(),
                 graph.entry_point(),
             )?;
         }

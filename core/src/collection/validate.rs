@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use crate::error::{Error, Result};
 use crate::metadata::is_json;
 use crate::quant::RabitqIndex;
+use crate::rowdata::RowSlice;
 use crate::types::{Metric, VectorId};
 
 /// Rows re-encoded to check the codes of a snapshot against its vectors (besides the entry
@@ -146,7 +147,7 @@ pub(crate) fn check_sealed_row(generation: u64, row: u32, v: &[f32]) -> Result<(
     }
     Ok(())
 }
-
+/// Checks codes loaded from a snapshot against the `n` rows `vectors` (`n × dim`, `f32` or `f16`): their
 /// Checks codes loaded from a snapshot against the `n` rows `vectors` (`n × dim`): their
 /// shape, their finite factors and centroid ([`RabitqIndex::validate`]), and the entry point and
 /// [`CODE_SAMPLE`] spread rows re-encoded to the same codes (at least 90 % of the bits): codes
@@ -159,7 +160,7 @@ pub(crate) fn check_codes(
     codes: &RabitqIndex,
     dim: usize,
     metric: Metric,
-    vectors: &[f32],
+    vectors: RowSlice<'_>,
     entry: u32,
 ) -> Result<()> {
     let n = vectors.len() / dim.max(1);
@@ -175,7 +176,8 @@ pub(crate) fn check_codes(
         .collect();
     let mut agree = 0.0;
     for &r in &sample {
-        agree += codes.agreement(r as u32, &vectors[r * dim..(r + 1) * dim])?;
+        // only the sampled rows are widened (f16 rows: never the whole set)
+        agree += codes.agreement(r as u32, &vectors.row(r, dim).to_f32())?;
     }
     if !sample.is_empty() && agree / (sample.len() as f64) < 0.9 {
         return Err(Error::Corrupt(format!(
