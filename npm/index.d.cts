@@ -270,8 +270,8 @@ export interface OpenOptions {
    * `HV_INVALID_ARGUMENT` and nothing on disk changes. With `'f16'` the mutable segment, the
    * segment files (2 bytes per value, read in place from their memory map) and `get()` hold the
    * values rounded to IEEE-754 half floats; a finite value beyond ±65504 is `HV_INVALID_VECTOR`
-   * and nothing is written. `storage: 'opfs'` collections store `f32` rows only: `'f16'` there
-   * is `HV_UNSUPPORTED`.
+   * and nothing is written. `storage: 'opfs'` collections too: the log keeps the rounded values
+   * (log format version 2) and their segment files half rows.
    */
   vectors?: 'f32' | 'f16';
   /**
@@ -330,7 +330,7 @@ export interface CreateOptions {
    * index); each value is rounded to nearest on write, `get()` returns the rounded value
    * widened to `Float32Array`, and distances are those of the rounded rows (queries stay f32).
    * A finite value beyond ±65504 is `HV_INVALID_VECTOR`. Any other value is `HV_INVALID_ARGUMENT`.
-   * Durable collections: `OpenOptions.vectors` (disk; not `storage: 'opfs'`).
+   * Durable collections: `OpenOptions.vectors` (on disk and with `storage: 'opfs'`).
    */
   vectors?: 'f32' | 'f16';
 }

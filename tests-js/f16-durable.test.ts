@@ -132,11 +132,3 @@ describe('durable collections with vectors: f16 (native)', () => {
     expect(Math.abs(r16 - r32)).toBeLessThanOrEqual(0.003);
   }, 300_000);
 });
-
-describe('durable collections with vectors: f16 (wasm)', () => {
-  it("storage: 'opfs' refuses vectors: 'f16' with HV_UNSUPPORTED", async () => {
-    const err = await wasm.Collection.open('f16', { storage: 'opfs', dim: 4, vectors: 'f16' } as never).then(() => null, (e: { code: string; message: string }) => e);
-    expect(err?.code).toBe('HV_UNSUPPORTED');
-    expect(err?.message).toMatch(/opfs/);
-  });
-});

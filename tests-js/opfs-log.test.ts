@@ -50,7 +50,7 @@ const batch = (from: number, n: number) => ({
 
 describe('OPFS log store (wasm, file objects of our own)', () => {
   const raw = loadWasm() as unknown as { CoreDurable: { open(...a: unknown[]): any } };
-  const open = (a: MemHandle, b: MemHandle, dim?: number) => raw.CoreDurable.open(a, b, dim, 'cosine', {}, () => undefined);
+  const open = (a: MemHandle, b: MemHandle, dim?: number) => raw.CoreDurable.open(a, b, dim, 'cosine', undefined, {}, () => undefined);
 
   it('maps QuotaExceededError to HV_QUOTA and loses nothing acknowledged', () => {
     const [a, b] = [new MemHandle(), new MemHandle()];

@@ -6,7 +6,7 @@
 
 use horosvec_core::durable::{LocalDurable, WriteRequest};
 use horosvec_core::store::LogStore;
-use horosvec_core::{args, Error, Metric, WriteKind};
+use horosvec_core::{args, Error, Metric, Precision, WriteKind};
 use js_sys::{Array, Float32Array, Function, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
@@ -70,12 +70,15 @@ impl CoreDurable {
     /// handles `log_a` and `log_b` (either may be empty). `read_segment(generation)` returns
     /// the bytes of that segment's file (`Uint8Array`) or `undefined` when there is none.
     /// `dim`: 1..=65536, required to create; `metric`: "l2" | "cosine" | "ip" | "l1" (default
-    /// l2 to create); both checked against the stored ones. `limits`: the segment options.
+    /// l2 to create); `vectors`: "f32" | "f16" (default f32 to create: the rows of its segment
+    /// files, log version 2 for f16); each checked against the stored one. `limits`: the
+    /// segment options.
     pub fn open(
         log_a: JsValue,
         log_b: JsValue,
         dim: Option<f64>,
         metric: Option<String>,
+        vectors: Option<String>,
         limits: JsValue,
         read_segment: &Function,
     ) -> Result<CoreDurable, JsValue> {
@@ -85,12 +88,17 @@ impl CoreDurable {
             .map(Metric::parse)
             .transpose()
             .map_err(err)?;
+        let vectors = vectors
+            .as_deref()
+            .map(Precision::parse)
+            .transpose()
+            .map_err(err)?;
         let cfg = segment_config(&limits)?;
         let files = [
             JsFile::new(log_a, "log-a".into()),
             JsFile::new(log_b, "log-b".into()),
         ];
-        let store = LogStore::open(files, dim, metric).map_err(err)?;
+        let store = LogStore::open(files, dim, metric, vectors).map_err(err)?;
         let mut read = |g: u64| {
             let v = read_segment
                 .call1(&JsValue::NULL, &(g as f64).into())

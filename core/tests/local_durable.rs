@@ -1,12 +1,13 @@
 //! The single-threaded durable driver over the log store (what the wasm build runs in a Web
 //! Worker over OPFS files): writes, seals and compactions with segment files kept by the caller,
-//! reopen without a rebuild, a full quota on a write and on a seal's manifest commit, orphans.
+//! reopen without a rebuild, a full quota on a write and on a seal's manifest commit, orphans,
+//! `f16` rows (log version 2, half-row segment files).
 
 use std::collections::HashMap;
 
 use horosvec_core::durable::{LocalDurable, SegmentConfig, WriteRequest};
 use horosvec_core::store::{LogStore, MemFile};
-use horosvec_core::{ErrorCode, Metric, SearchOptions, VectorId, WriteKind};
+use horosvec_core::{ErrorCode, Metric, Precision, SearchOptions, VectorId, WriteKind};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -23,10 +24,16 @@ fn cfg() -> SegmentConfig {
 }
 
 fn open(f: &Files) -> horosvec_core::Result<Driver> {
+    open_as(f, None)
+}
+
+/// Opens (or creates) with the `vectors` option (`None`: the stored precision, `f32` to create).
+fn open_as(f: &Files, vectors: Option<Precision>) -> horosvec_core::Result<Driver> {
     let store = LogStore::open(
         [f.0[0].clone(), f.0[1].clone()],
         Some(DIM),
         Some(Metric::Cosine),
+        vectors,
     )?;
     LocalDurable::open(store, cfg(), &mut |g| Ok(f.1.get(&g).cloned()))
 }
@@ -187,4 +194,65 @@ fn a_missing_segment_file_is_corrupt() {
     drop(d);
     f.1.clear();
     assert_eq!(open(&f).err().map(|e| e.code()), Some(ErrorCode::Corrupt));
+}
+
+#[test]
+fn f16_rows_are_kept_through_seals_and_reopens() {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut f: Files = Default::default();
+    let mut d = open_as(&f, Some(Precision::F16)).unwrap();
+    for b in 0..40u64 {
+        d.write(batch(&mut rng, b * 10, 10, WriteKind::Add))
+            .unwrap();
+        maintain(&mut d, &mut f);
+    }
+    assert!(!f.1.is_empty(), "a seal wrote a segment file");
+    for bytes in f.1.values() {
+        assert_eq!(
+            bytes[22], 1,
+            "segment files hold half rows (header byte 22)"
+        );
+    }
+    let version = |b: &[u8]| u32::from_le_bytes(b[8..12].try_into().unwrap());
+    let logs: Vec<u32> =
+        f.0.iter()
+            .map(|m| m.bytes())
+            .filter(|b| b.len() >= 32)
+            .map(|b| version(&b))
+            .collect();
+    assert!(
+        !logs.is_empty() && logs.iter().all(|&v| v == 2),
+        "log version 2: {logs:?}"
+    );
+    let q: Vec<f32> = (0..DIM).map(|_| rng.random_range(-1.0f32..1.0)).collect();
+    let want = top(&d, &q);
+    let (v, _) = d
+        .collection()
+        .unwrap()
+        .get(&VectorId::Int(5))
+        .unwrap()
+        .unwrap();
+    let v = v.into_owned();
+    assert!(
+        v.iter().all(|&x| half::f16::from_f32(x).to_f32() == x),
+        "values rounded"
+    );
+    drop(d);
+
+    // the stored precision without the option; the other precision is refused, nothing changed
+    let d = open(&f).unwrap();
+    let c = d.collection().unwrap();
+    assert_eq!(c.precision(), Precision::F16);
+    assert!(c.stats().sealed_segments >= 1);
+    assert_eq!(top(&d, &q), want);
+    assert_eq!(
+        c.get(&VectorId::Int(5)).unwrap().unwrap().0.as_ref(),
+        v.as_slice()
+    );
+    drop(d);
+    assert_eq!(
+        open_as(&f, Some(Precision::F32)).err().map(|e| e.code()),
+        Some(ErrorCode::InvalidArgument)
+    );
+    assert_eq!(top(&open_as(&f, Some(Precision::F16)).unwrap(), &q), want);
 }

@@ -6,7 +6,7 @@
 // Module level: `name`, `kernel`, `version`, `threads()`, `assertCanOpen()` (and, wasm only,
 // `unsupportedMessage(what)`: what a call needing files throws, by entry point), `create(dim,
 // metric)`, `fromBytes(bytes)`, `open(path, dim, metric, durability, readOnly, limits,
-// refreshIntervalMs, vectors)`, `openOpfs(name, dim, metric, limits)` (wasm in a Web Worker: a durable
+// refreshIntervalMs, vectors)`, `openOpfs(name, dim, metric, limits, vectors)` (wasm in a Web Worker: a durable
 // collection in the Origin Private File System, `opfs.js`); the last
 // four return a handle (Promise of one for the async three).
 // A handle (one raw collection): `durable`, `queue` (its `CallQueue`), `size`, `commits`,
@@ -485,11 +485,11 @@ function wasmBackend(raw, message = browserMessage, readSnapshotFile = undefined
     }
   }
 
-  async function openOpfs(name, dim, metric, limits) {
+  async function openOpfs(name, dim, metric, limits, vectors) {
     const store = await openCollectionDir(name);
     let r;
     try {
-      r = raw.CoreDurable.open(store.logs[0], store.logs[1], dim, metric, limits, (g) => store.segments.get(g));
+      r = raw.CoreDurable.open(store.logs[0], store.logs[1], dim, metric, vectors, limits, (g) => store.segments.get(g));
     } catch (e) {
       store.close();
       throw toHvError(e);

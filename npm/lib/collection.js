@@ -158,10 +158,6 @@ export function makeApi(raw, info = {}) {
         if (options.vectors !== undefined && options.vectors !== 'f32' && options.vectors !== 'f16') {
           throw inputError('HV_INVALID_ARGUMENT', `vectors must be "f32" or "f16", got ${JSON.stringify(String(options.vectors))}`);
         }
-        // OPFS collections (the wasm build's log store) keep f32 rows only
-        if (opfs && options.vectors === 'f16') {
-          throw inputError('HV_UNSUPPORTED', "vectors: \"f16\" is not supported with storage: 'opfs' (OPFS collections store f32 rows); use Collection.create (in memory) or Collection.open on disk with the native backend");
-        }
         if (options.storage !== undefined && options.storage !== 'disk' && options.storage !== 'opfs') {
           throw inputError('HV_INVALID_ARGUMENT', `storage must be "disk" or "opfs", got ${JSON.stringify(String(options.storage))}`);
         }
@@ -186,7 +182,7 @@ export function makeApi(raw, info = {}) {
       if (opfs && readOnly) throw hvError('HV_UNSUPPORTED', "readOnly views do not exist for storage: 'opfs' (one open handle per collection in the origin)");
       let handle;
       try {
-        handle = opfs ? await backend.openOpfs(path, dim, metric, limits) : await backend.open(path, dim, metric, durability, readOnly, limits, refreshIntervalMs, vectors);
+        handle = opfs ? await backend.openOpfs(path, dim, metric, limits, vectors) : await backend.open(path, dim, metric, durability, readOnly, limits, refreshIntervalMs, vectors);
       } catch (e) {
         throw toHvError(e);
       }

@@ -2,7 +2,7 @@
 // through `horosvec/worker` (sync access handles exist only in dedicated Workers). The contract
 // of Collection.open on disk: acknowledged writes survive a reopen, a batch is all or nothing,
 // a reopen after a seal reads the sealed segment (no rebuild), one open handle per collection
-// (HV_LOCKED), HV_UNSUPPORTED on the main thread. The crash test is tests-js/browser/opfs-crash.mjs.
+// (HV_LOCKED), `vectors: 'f16'` kept through a seal and a reopen, HV_UNSUPPORTED on the main thread. The crash test is tests-js/browser/opfs-crash.mjs.
 import { expect, it } from 'vitest';
 import * as page from 'horosvec';
 import { Collection, isHorosvecError } from 'horosvec/worker';
@@ -76,6 +76,33 @@ it('reopens after a seal without rebuilding the sealed segment', async () => {
   expect(openMs).toBeGreaterThan(0);
   await back.compact();
   expect((await back.stats()).sealedSegments).toBe(1);
+  await back.close();
+});
+
+it("keeps vectors: 'f16' rows through a seal and a reopen", async () => {
+  await fresh('half');
+  const col = await Collection.open('half', { storage: 'opfs', dim: DIM, metric: 'cosine', vectors: 'f16', maxMutableRecords: 300 });
+  for (let b = 0; b < 4; b++) await col.add(range(b * 100, b * 100 + 100), flat(range(b * 100, b * 100 + 100)));
+  await col.seal();
+  const st = await col.stats();
+  expect(st.vectors).toBe('f16');
+  expect(st.sealedSegments).toBeGreaterThanOrEqual(1);
+  // the values come back rounded to half precision (Chromium has Float16Array)
+  const F16 = (globalThis as unknown as { Float16Array: new (a: number[]) => ArrayLike<number> }).Float16Array;
+  const got = (await col.get(5))!.vector;
+  expect(Array.from(got)).toEqual(Array.from(new F16(vec(5))));
+  expect(Array.from(got)).not.toEqual(Array.from(new Float32Array(vec(5))));
+  const q = vec(777);
+  const want = await col.search(q, { k: 10, exact: true });
+  await col.close();
+
+  const wrong = await Collection.open('half', { storage: 'opfs', vectors: 'f32' }).catch((e: unknown) => e);
+  expect(isHorosvecError(wrong, 'HV_INVALID_ARGUMENT')).toBe(true);
+  const back = await Collection.open('half', { storage: 'opfs' });
+  expect((await back.stats()).vectors).toBe('f16');
+  expect((await back.stats()).sealedSegments).toBe(st.sealedSegments);
+  expect(await back.search(q, { k: 10, exact: true })).toEqual(want);
+  expect(Array.from((await back.get(5))!.vector)).toEqual(Array.from(got));
   await back.close();
 });
 

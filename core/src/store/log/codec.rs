@@ -4,13 +4,17 @@
 //! [`crate::store::Mutation`]. All integers little-endian.
 
 use crate::error::{Error, Result};
+use crate::rowdata::Precision;
 use crate::store::{decode_id, encode_id, Mutation};
 use crate::types::{Metric, VectorId};
 
 /// The magic of a log file.
 pub const LOG_MAGIC: &[u8; 8] = b"HVLOG001";
-/// The log format version.
+/// The log format version of `f32` collections.
 pub const LOG_VERSION: u32 = 1;
+/// The log format version of `f16` collections (header byte 17 = 1): the same layout, stamped
+/// apart so that a build from before half rows (which reads only version 1) refuses it.
+pub const LOG_VERSION_F16: u32 = 2;
 /// Bytes of the header.
 pub const HEADER_LEN: u64 = 32;
 /// Bytes before a frame's payload (length, checksum).
@@ -33,6 +37,9 @@ const NO_METADATA: u32 = u32::MAX;
 pub(super) struct Header {
     pub(super) dim: usize,
     pub(super) metric: Metric,
+    /// How the collection stores its rows (its segment files' precision; the log's records
+    /// hold `f32` values, rounded to half precision for `f16`).
+    pub(super) precision: Precision,
     /// The checkpoint number: the file with the larger one (and a whole base frame) is current.
     pub(super) checkpoint: u64,
 }
@@ -41,9 +48,14 @@ impl Header {
     pub(super) fn encode(&self) -> [u8; HEADER_LEN as usize] {
         let mut b = [0u8; HEADER_LEN as usize];
         b[..8].copy_from_slice(LOG_MAGIC);
-        b[8..12].copy_from_slice(&LOG_VERSION.to_le_bytes());
+        let (version, code) = match self.precision {
+            Precision::F32 => (LOG_VERSION, 0),
+            Precision::F16 => (LOG_VERSION_F16, 1),
+        };
+        b[8..12].copy_from_slice(&version.to_le_bytes());
         b[12..16].copy_from_slice(&(self.dim as u32).to_le_bytes());
         b[16] = self.metric.code();
+        b[17] = code;
         b[20..28].copy_from_slice(&self.checkpoint.to_le_bytes());
         let crc = crc32fast::hash(&b[..28]);
         b[28..32].copy_from_slice(&crc.to_le_bytes());
@@ -60,16 +72,26 @@ impl Header {
             return Ok(None);
         }
         let version = u32::from_le_bytes([b[8], b[9], b[10], b[11]]);
-        if version != LOG_VERSION {
-            return Err(Error::Version(format!(
-                "log file version {version}; this build reads {LOG_VERSION}"
-            )));
-        }
+        let precision = match (version, b[17]) {
+            (LOG_VERSION, 0) => Precision::F32,
+            (LOG_VERSION_F16, 1) => Precision::F16,
+            (LOG_VERSION | LOG_VERSION_F16, code) => {
+                return Err(Error::Corrupt(format!(
+                    "log file version {version} with row precision code {code}"
+                )))
+            }
+            _ => {
+                return Err(Error::Version(format!(
+                "log file version {version}; this build reads {LOG_VERSION} and {LOG_VERSION_F16}"
+            )))
+            }
+        };
         let metric = Metric::from_code(b[16])
             .ok_or_else(|| Error::Corrupt(format!("log file: unknown metric code {}", b[16])))?;
         Ok(Some(Header {
             dim: u32::from_le_bytes([b[12], b[13], b[14], b[15]]) as usize,
             metric,
+            precision,
             checkpoint: u64::from_le_bytes(b[20..28].try_into().unwrap_or([0; 8])),
         }))
     }

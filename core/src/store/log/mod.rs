@@ -26,13 +26,14 @@ mod file;
 #[cfg(test)]
 mod tests;
 
-pub use codec::{FRAME_HEAD, HEADER_LEN, LOG_MAGIC, LOG_VERSION};
+pub use codec::{FRAME_HEAD, HEADER_LEN, LOG_MAGIC, LOG_VERSION, LOG_VERSION_F16};
 pub use file::{LogFile, MemFile};
 
 use codec::{decode_payload, encode_frame, Header, KIND_BASE};
 
 use super::{ManifestEntry, MemoryStore, Mutation, Reclaim, RecordStore, StoredRecord};
 use crate::error::{Error, Result};
+use crate::rowdata::Precision;
 use crate::types::Metric;
 
 /// Log bytes past the base frame below which no size-triggered checkpoint is made.
@@ -94,15 +95,20 @@ fn read_frame<F: LogFile>(f: &mut F, at: u64, size: u64) -> Result<Option<Vec<u8
 
 impl<F: LogFile> LogStore<F> {
     /// Opens the store kept in `files` (two files, either may be empty), or creates it there
-    /// when both hold nothing that was ever complete. `dim` and `metric` are required to create;
-    /// when given they must match the stored ones. Cuts a torn tail off the current file and
-    /// empties the stale one.
+    /// when both hold nothing that was ever complete. `dim` is required to create (`metric`
+    /// defaults to L2, `vectors` to `f32`); when given, each must match the stored one. Cuts a
+    /// torn tail off the current file and empties the stale one.
     ///
     /// # Errors
     /// `HV_INVALID_ARGUMENT` (options differ from the stored ones, `dim` missing to create),
     /// `HV_CORRUPT` (files that hold data but no whole header and base frame, a damaged frame),
     /// `HV_VERSION`, the files' errors (`HV_IO`, `HV_QUOTA`).
-    pub fn open(mut files: [F; 2], dim: Option<usize>, metric: Option<Metric>) -> Result<Self> {
+    pub fn open(
+        mut files: [F; 2],
+        dim: Option<usize>,
+        metric: Option<Metric>,
+        vectors: Option<Precision>,
+    ) -> Result<Self> {
         let found = [whole(&mut files[0])?, whole(&mut files[1])?];
         let pick = match (found[0], found[1]) {
             (Some(a), Some(b)) => Some(usize::from(b.0.checkpoint > a.0.checkpoint)),
@@ -111,12 +117,13 @@ impl<F: LogFile> LogStore<F> {
             (None, None) => None,
         };
         let Some(active) = pick else {
-            return Self::create(files, dim, metric);
+            return Self::create(files, dim, metric, vectors);
         };
         let (header, base_end) = found[active].unwrap_or((
             Header {
                 dim: 0,
                 metric: Metric::L2,
+                precision: Precision::F32,
                 checkpoint: 0,
             },
             0,
@@ -132,6 +139,13 @@ impl<F: LogFile> LogStore<F> {
                 "stored metric is {}, the options say {}",
                 header.metric.as_str(),
                 m.as_str()
+            )));
+        }
+        if let Some(p) = vectors.filter(|&p| p != header.precision) {
+            return Err(Error::invalid_argument(format!(
+                "stored vectors are {}, the options say {}",
+                header.precision.name(),
+                p.name()
             )));
         }
         let mut store = LogStore {
@@ -158,7 +172,12 @@ impl<F: LogFile> LogStore<F> {
 
     /// A new store: both files hold less than a whole header and empty base frame (never
     /// created, or a creation torn by a crash: nothing was acknowledged yet).
-    fn create(mut files: [F; 2], dim: Option<usize>, metric: Option<Metric>) -> Result<Self> {
+    fn create(
+        mut files: [F; 2],
+        dim: Option<usize>,
+        metric: Option<Metric>,
+        vectors: Option<Precision>,
+    ) -> Result<Self> {
         let empty_len = HEADER_LEN + FRAME_HEAD + 5;
         for f in &mut files {
             if f.size()? >= empty_len {
@@ -173,6 +192,7 @@ impl<F: LogFile> LogStore<F> {
         let header = Header {
             dim,
             metric: metric.unwrap_or(Metric::L2),
+            precision: vectors.unwrap_or(Precision::F32),
             checkpoint: 1,
         };
         let mut store = LogStore {
@@ -297,6 +317,10 @@ fn broken() -> Error {
 impl<F: LogFile> RecordStore for LogStore<F> {
     fn shape(&self) -> (usize, Metric) {
         (self.header.dim, self.header.metric)
+    }
+
+    fn precision(&self) -> Precision {
+        self.header.precision
     }
 
     fn segments(&mut self) -> Result<Vec<ManifestEntry>> {

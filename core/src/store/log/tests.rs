@@ -86,6 +86,7 @@ fn open(f: &[MemFile; 2]) -> Result<LogStore<MemFile>> {
         [f[0].clone(), f[1].clone()],
         Some(DIM),
         Some(Metric::Cosine),
+        None,
     )
 }
 
@@ -254,13 +255,13 @@ fn a_failed_flush_is_cut_off_or_refuses_until_reopened() {
 fn open_checks_shape_and_refuses_foreign_bytes() {
     let files = [MemFile::new(), MemFile::new()];
     assert_eq!(
-        LogStore::open([files[0].clone(), files[1].clone()], None, None)
+        LogStore::open([files[0].clone(), files[1].clone()], None, None, None)
             .err()
             .map(|e| e.code()),
         Some(ErrorCode::InvalidArgument)
     );
     drop(open(&files).unwrap());
-    let reopen = |d, m| LogStore::open([files[0].clone(), files[1].clone()], d, m);
+    let reopen = |d, m| LogStore::open([files[0].clone(), files[1].clone()], d, m, None);
     assert_eq!(reopen(None, None).unwrap().shape(), (DIM, Metric::Cosine));
     assert_eq!(
         reopen(Some(4), None).err().map(|e| e.code()),
@@ -286,8 +287,39 @@ fn open_checks_shape_and_refuses_foreign_bytes() {
     let crc = crc32fast::hash(&b[..28]);
     b[28..32].copy_from_slice(&crc.to_le_bytes());
     let v = [MemFile::new(), MemFile::new()];
-    v[0].set_bytes(b);
+    v[0].set_bytes(b.clone());
     assert_eq!(open(&v).err().map(|e| e.code()), Some(ErrorCode::Version));
+    // version 2 (f16 rows) must say f16 in byte 17, version 1 f32: else corrupt
+    for (version, code) in [(LOG_VERSION_F16, 0u8), (LOG_VERSION, 1)] {
+        b[8..12].copy_from_slice(&version.to_le_bytes());
+        b[17] = code;
+        let crc = crc32fast::hash(&b[..28]);
+        b[28..32].copy_from_slice(&crc.to_le_bytes());
+        let v = [MemFile::new(), MemFile::new()];
+        v[0].set_bytes(b.clone());
+        assert_eq!(
+            open(&v).err().map(|e| e.code()),
+            Some(ErrorCode::Corrupt),
+            "version {version}, code {code}"
+        );
+    }
+}
+
+#[test]
+fn the_row_precision_is_stored_and_checked() {
+    let files = [MemFile::new(), MemFile::new()];
+    let with = |p| LogStore::open([files[0].clone(), files[1].clone()], Some(DIM), None, p);
+    assert_eq!(
+        with(Some(Precision::F16)).unwrap().precision(),
+        Precision::F16
+    );
+    assert_eq!(with(None).unwrap().precision(), Precision::F16);
+    assert_eq!(
+        with(Some(Precision::F32)).err().map(|e| e.code()),
+        Some(ErrorCode::InvalidArgument)
+    );
+    let f32s = [MemFile::new(), MemFile::new()];
+    assert_eq!(open(&f32s).unwrap().precision(), Precision::F32);
 }
 
 #[test]
