@@ -314,13 +314,13 @@ for (const { f, rs: all } of oneTable('snapshot-load')) {
   const built = all.filter((r) => r.method === 'built-in-place');
   if (rs.length) {
     out.push(
-      `Command: \`node bench/snapshot-load.mjs --opens 5 --built >> bench-results/snapshot-load/<rev>.jsonl\`: minilm384 (cosine) indexed once by each engine (horosvec: default build, \`toBytes()\`, format version 5; hnswlib: M 16, efC 200), the files cached in target/snapshot-load/; then, round after round, each method opens its file in a fresh process (warm page cache) and searches once (k 10, ef 64). Medians; "× hnswlib" is hnswlib's median open time over the method's, measured in the same run; RSS growth after the open and a gc() (and again after 200 ms), per vector; "fromBytes call ms" is the \`fromBytes\` call alone, without the JS read and copy of the file that the method's open time includes. Load average in each record.`,
+      `Command: \`node bench/snapshot-load.mjs --opens 5 --built [--vectors f16] >> bench-results/snapshot-load/<rev>.jsonl\`: minilm384 (cosine) indexed once by each engine (horosvec: default build, \`toBytes()\`, format version 5; hnswlib: M 16, efC 200), the files cached in target/snapshot-load/; then, round after round, each method opens its file in a fresh process (warm page cache) and searches once (k 10, ef 64). Medians; "× hnswlib" is hnswlib's median open time over the method's, measured in the same run; RSS growth after the open and a gc() (and again after 200 ms), per vector; "fromBytes call ms" is the \`fromBytes\` call alone, without the JS read and copy of the file that the method's open time includes. Load average in each record.`,
     );
     out.push('');
     out.push(
       ...table(
-        ['rev', 'n', 'method', 'open ms', '× hnswlib', 'fromBytes call ms', '1st query ms', 'RSS MB', 'RSS B/vec', 'top-10 = native', 'load avg'],
-        rs.map((r) => [revOf(r), r.n, r.method, r.open_ms, r.ratio_open_vs_hnswlib, r.method.endsWith('fromBytes') ? r.call_ms : '', r.first_query_ms, r.rss_delta_mb, r.rss_bytes_per_vector, r.top10_equal_to_native ?? '', (r.load_avg ?? []).join(' ')]),
+        ['rev', 'n', 'method', 'rows', 'open ms', '× hnswlib', 'fromBytes call ms', '1st query ms', 'RSS MB', 'RSS B/vec', 'top-10 = native', 'load avg'],
+        rs.map((r) => [revOf(r), r.n, r.method, r.engine === 'horosvec' ? (r.vectors ?? 'f32') : 'f32', r.open_ms, r.ratio_open_vs_hnswlib, r.method.endsWith('fromBytes') ? r.call_ms : '', r.first_query_ms, r.rss_delta_mb, r.rss_bytes_per_vector, r.top10_equal_to_native ?? '', (r.load_avg ?? []).join(' ')]),
       ),
     );
     out.push('');
@@ -328,7 +328,7 @@ for (const { f, rs: all } of oneTable('snapshot-load')) {
   if (built.length) {
     out.push('Built in place, for comparison (the same collection made with `Collection.create`, `add`, `buildIndex`; RSS growth after gc(), and what `stats()` counts: rows plus walk data):');
     out.push('');
-    out.push(...table(['rev', 'n', 'RSS B/vec', 'stats B/vec'], built.map((r) => [revOf(r), r.n, r.rss_bytes_per_vector, r.stats_bytes_per_vector])));
+    out.push(...table(['rev', 'n', 'rows', 'RSS B/vec', 'stats B/vec'], built.map((r) => [revOf(r), r.n, r.vectors ?? 'f32', r.rss_bytes_per_vector, r.stats_bytes_per_vector])));
     out.push('');
   }
   if (old.length) {
