@@ -239,3 +239,33 @@ fn crc32(b: &[u8]) -> u32 {
     }
     !c
 }
+
+/// Regression (adversarial test, session 16): `buildIndex` / `exportGraph` after loading a
+/// version-5 snapshot moved the records into an `f32` collection (`unseal`), so the rows doubled,
+/// out-of-range values were accepted and the next snapshot was `f32`.
+#[test]
+fn operations_after_loading_a_version_5_snapshot_keep_f16_rows() {
+    let (n, dim) = (300, 8);
+    let data = seeded(n, dim, 21);
+    let mut h = filled(n, dim, Metric::Cosine, Precision::F16, &data);
+    build_and_install(&mut h, 3);
+    let bytes = h.to_bytes().unwrap();
+    let mut d = Collection::from_bytes(&bytes).unwrap();
+    build_and_install(&mut d, 3);
+    assert_eq!(d.precision(), Precision::F16);
+    assert_eq!(
+        d.get(&VectorId::Int(9)).unwrap(),
+        h.get(&VectorId::Int(9)).unwrap()
+    );
+    let mut big = vec![0.5f32; dim];
+    big[0] = 1e6;
+    assert_eq!(
+        d.add(vec![VectorId::Int(n as u64)], &big, None)
+            .err()
+            .map(|e| e.code()),
+        Some(ErrorCode::InvalidVector)
+    );
+    let again = d.to_bytes().unwrap();
+    let e = Collection::from_bytes(&again).unwrap();
+    assert_eq!(e.precision(), Precision::F16);
+}

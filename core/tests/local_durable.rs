@@ -256,3 +256,30 @@ fn f16_rows_are_kept_through_seals_and_reopens() {
     );
     assert_eq!(top(&open_as(&f, Some(Precision::F16)).unwrap(), &q), want);
 }
+
+/// Regression (adversarial test, session 16): a stored value of an `f16` collection that is not a
+/// half float (here beyond ±65,504, which would become ±∞) is damage: the open fails with
+/// `HV_CORRUPT` instead of loading ∞.
+#[test]
+fn an_f16_log_record_that_is_not_a_half_float_is_corrupt() {
+    use horosvec_core::store::{Mutation, RecordStore};
+    let f: Files = Default::default();
+    let mut s = LogStore::open(
+        [f.0[0].clone(), f.0[1].clone()],
+        Some(DIM),
+        Some(Metric::Cosine),
+        Some(Precision::F16),
+    )
+    .unwrap();
+    let mut v = vec![0.25f32; DIM];
+    v[0] = 70_000.0;
+    s.commit(&[Mutation::Put {
+        id: &VectorId::Int(1),
+        seq: 0,
+        vector: &v,
+        metadata: None,
+    }])
+    .unwrap();
+    drop(s);
+    assert_eq!(open(&f).err().map(|e| e.code()), Some(ErrorCode::Corrupt));
+}

@@ -128,6 +128,10 @@ impl Collection {
             Error::Corrupt(m) | Error::InvalidArgument(m) => {
                 Error::Corrupt(format!("snapshot part {i}: {m}"))
             }
+            // a stored row that fails a vector check (the sampled code check reads rows)
+            Error::InvalidVector { reason, .. } => {
+                Error::Corrupt(format!("snapshot part {i}: a stored row: {reason}"))
+            }
             other => other,
         };
         for (i, p) in head.parts.iter().enumerate() {
@@ -299,9 +303,10 @@ impl Collection {
         let keep_index = self.segments.parts.len() == 1
             && self.segments.parts[0].n_deleted == 0
             && self.mutable.rows.len() == 0;
-        // a new collection first, swapped in only when complete: a failure changes nothing
-        let mut fresh =
-            Collection::new(dim, self.metric()).map_err(|e| Error::Internal(e.to_string()))?;
+        // a new collection first (rows in the same precision), swapped in only when complete: a
+        // failure changes nothing
+        let mut fresh = Collection::with_precision(dim, self.metric(), self.precision())
+            .map_err(|e| Error::Internal(e.to_string()))?;
         for p in &self.segments.parts {
             for row in (0..p.seg.len() as u32).filter(|&r| p.is_live(r)) {
                 fresh.restore_row(

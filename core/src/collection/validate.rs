@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use crate::error::{Error, Result};
 use crate::metadata::is_json;
 use crate::quant::RabitqIndex;
-use crate::rowdata::RowSlice;
+use crate::rowdata::{Precision, RowSlice};
 use crate::types::{Metric, VectorId};
 
 /// Rows re-encoded to check the codes of a snapshot against its vectors (besides the entry
@@ -126,6 +126,22 @@ pub(crate) fn check_stored(
     let inv = crate::vector::check_vector(v, dim, metric, 0)
         .map_err(|e| Error::Corrupt(format!("stored record {id}: {e}")))?;
     Ok(inv)
+}
+
+/// `HV_CORRUPT` unless every value of stored record `id` is one its collection's rows can hold
+/// as stored: an `f16` collection's stores keep the values already rounded to half precision, so
+/// any other value (one beyond ±65,504 included, which would become ±∞) is damage.
+pub(crate) fn check_stored_precision(precision: Precision, id: &VectorId, v: &[f32]) -> Result<()> {
+    if precision == Precision::F32 {
+        return Ok(());
+    }
+    match v.iter().position(|&x| half::f16::from_f32(x).to_f32() != x) {
+        Some(pos) => Err(Error::Corrupt(format!(
+            "stored record {id}: component {pos} is {}, not a half-precision value of vectors: \"f16\"",
+            v[pos]
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// `HV_CORRUPT` unless `metadata` (of stored record `id`) is JSON.

@@ -294,7 +294,8 @@ impl Collection {
     ///
     /// # Errors
     /// `HV_CORRUPT` when the stored record is not valid for this collection (wrong length,
-    /// non-finite values, an id already loaded, metadata that is not JSON), `HV_OUT_OF_MEMORY`.
+    /// non-finite values, for `f16` rows a value that is not a half float, an id already loaded,
+    /// metadata that is not JSON), `HV_OUT_OF_MEMORY`.
     pub fn restore_row(
         &mut self,
         id: VectorId,
@@ -309,6 +310,9 @@ impl Collection {
             ));
         }
         let inv = validate::check_stored(self.dim(), self.metric(), &id, seq, v)?;
+        if halves.is_none() {
+            validate::check_stored_precision(self.precision(), &id, v)?;
+        }
         if self.place(&id).is_some() {
             return Err(Error::Corrupt(format!("stored id {id} appears twice")));
         }
