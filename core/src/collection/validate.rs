@@ -163,12 +163,12 @@ pub(crate) fn check_sealed_row(generation: u64, row: u32, v: &[f32]) -> Result<(
     }
     Ok(())
 }
-/// Checks codes loaded from a snapshot against the `n` rows `vectors` (`n × dim`, `f32` or `f16`): their
-/// Checks codes loaded from a snapshot against the `n` rows `vectors` (`n × dim`): their
-/// shape, their finite factors and centroid ([`RabitqIndex::validate`]), and the entry point and
-/// [`CODE_SAMPLE`] spread rows re-encoded to the same codes (at least 90 % of the bits): codes
-/// made with another rotation (seed) or centroid would pass every size check and then estimate
-/// nonsense.
+
+/// Checks codes loaded from a snapshot against the `n` rows `vectors` (`n × dim`, `f32` or
+/// `f16` rows; only the sampled rows are widened): their shape, their finite factors and
+/// centroid ([`RabitqIndex::validate`]), and the entry point and [`CODE_SAMPLE`] spread rows
+/// re-encoded to the same codes (at least 90 % of the bits): codes made with another rotation
+/// (seed) or centroid would pass every size check and then estimate nonsense.
 ///
 /// # Errors
 /// `HV_CORRUPT`.
