@@ -72,5 +72,15 @@ describe.each(backends)('vectors: f16 on %s', (_name, hv) => {
     const ex = await loaded.searchBatch(qs, { k: 5, exact: true });
     const ex0 = await h.searchBatch(qs, { k: 5, exact: true });
     expect(ex.map((x) => x.map((y) => y.id))).toEqual(ex0.map((x) => x.map((y) => y.id)));
+    // rebuilding the loaded collection's index keeps its f16 rows (it moved them into an f32
+    // collection before: found by an adversarial test)
+    await loaded.buildIndex({ seed: 3 });
+    expect(loaded.stats().vectors).toBe('f16');
+    expect(loaded.stats().vectorBytes).toBe(n * dim * 2);
+    const big = new Float32Array(dim).fill(0.5);
+    big[0] = 1e6;
+    await expectCode(loaded.add([n], big), 'HV_INVALID_VECTOR');
+    const again = await loaded.toBytes();
+    expect((await to.Collection.fromBytes(again)).stats().vectors).toBe('f16');
   });
 });
