@@ -47,6 +47,25 @@ impl Precision {
         }
     }
 
+    /// The row precision code of the file formats (segment header byte 22, log header byte 17):
+    /// 0 `f32` (every file before half rows), 1 `f16`.
+    pub fn code(self) -> u8 {
+        match self {
+            Precision::F32 => 0,
+            Precision::F16 => 1,
+        }
+    }
+
+    /// The precision of row precision code `code` ([`Precision::code`]); `None` for an unknown
+    /// code.
+    pub fn from_code(code: u8) -> Option<Precision> {
+        match code {
+            0 => Some(Precision::F32),
+            1 => Some(Precision::F16),
+            _ => None,
+        }
+    }
+
     /// Bytes per stored value.
     pub fn bytes(self) -> usize {
         match self {

@@ -23,6 +23,15 @@ fn filled(n: usize, dim: usize, metric: Metric, p: Precision, data: &[f32]) -> C
     c
 }
 
+/// A cosine `f16` collection of `n` seeded rows (seed `data_seed`, returned too) with a built
+/// index (seed `build_seed`).
+fn indexed_f16(n: usize, dim: usize, data_seed: u64, build_seed: u64) -> (Collection, Vec<f32>) {
+    let data = seeded(n, dim, data_seed);
+    let mut c = filled(n, dim, Metric::Cosine, Precision::F16, &data);
+    build_and_install(&mut c, build_seed);
+    (c, data)
+}
+
 #[test]
 fn get_returns_the_rounded_value_and_bytes_halve() {
     let dim = 16;
@@ -156,9 +165,7 @@ fn indexed_search_recall_matches_f32() {
 #[test]
 fn snapshots_keep_the_precision() {
     let (n, dim) = (2500, 16);
-    let data = seeded(n, dim, 8);
-    let mut h = filled(n, dim, Metric::Cosine, Precision::F16, &data);
-    build_and_install(&mut h, 7);
+    let (mut h, data) = indexed_f16(n, dim, 8, 7);
     let version = |b: &[u8]| u32::from_le_bytes(b[8..12].try_into().unwrap());
     let q = seeded(1, dim, 9);
     let o = SearchOptions::new(10).unwrap();
@@ -246,9 +253,7 @@ fn crc32(b: &[u8]) -> u32 {
 #[test]
 fn operations_after_loading_a_version_5_snapshot_keep_f16_rows() {
     let (n, dim) = (300, 8);
-    let data = seeded(n, dim, 21);
-    let mut h = filled(n, dim, Metric::Cosine, Precision::F16, &data);
-    build_and_install(&mut h, 3);
+    let (mut h, _) = indexed_f16(n, dim, 21, 3);
     let bytes = h.to_bytes().unwrap();
     let mut d = Collection::from_bytes(&bytes).unwrap();
     build_and_install(&mut d, 3);

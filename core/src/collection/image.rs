@@ -118,7 +118,14 @@ impl Collection {
                 let part = &bytes[p.offset as usize..(p.offset + p.len) as usize];
                 match p.kind {
                     PartKind::Segment => crate::segment::image_precision(part)?,
-                    PartKind::Records => snapshot::Decoder::new(part)?.precision(),
+                    // from the stream's version alone: its decoder (checksum, header) runs once,
+                    // in `restore_stream`, which checks this precision against the stream's flags
+                    PartKind::Records
+                        if snapshot::version_of(part) == Some(snapshot::VERSION_F16) =>
+                    {
+                        Precision::F16
+                    }
+                    PartKind::Records => Precision::F32,
                 }
             }
         };

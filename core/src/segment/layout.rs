@@ -127,14 +127,6 @@ pub(super) const SECTION_NAMES: [&str; SECTIONS] = [
     "meta_index",
 ];
 
-/// The row precision byte (header byte 22) of `p`: 0 `f32` (every file before half rows), 1 `f16`.
-pub(super) fn precision_code(p: Precision) -> u8 {
-    match p {
-        Precision::F32 => 0,
-        Precision::F16 => 1,
-    }
-}
-
 /// The row precision of the segment image `bytes` (its header byte 22), before the image is
 /// opened: a loader picks the collection's precision from it.
 ///
@@ -145,17 +137,8 @@ pub fn image_precision(bytes: &[u8]) -> Result<Precision> {
         .get(22)
         .filter(|_| bytes.len() >= HEADER_LEN)
         .ok_or_else(|| Error::Corrupt("a segment image shorter than its header".into()))?;
-    precision_of(code)
+    Precision::from_code(code)
         .ok_or_else(|| Error::Corrupt(format!("a segment image of row precision code {code}")))
-}
-
-/// The precision of row precision byte `code`; `None` for an unknown code.
-pub(super) fn precision_of(code: u8) -> Option<Precision> {
-    match code {
-        0 => Some(Precision::F32),
-        1 => Some(Precision::F16),
-        _ => None,
-    }
 }
 
 /// The little-endian `u32` at byte `at` of `b`.

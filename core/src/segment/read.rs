@@ -4,10 +4,10 @@
 use std::sync::Arc;
 
 use super::layout::{
-    le_u32, le_u64, magic_of, precision_of, Section, BULK, FORMAT_VERSION, HEADER_CRC_AT,
-    HEADER_LEN, MAGIC_PREFIX, MIN_FORMAT_VERSION, SECTIONS, SECTIONS_V1, SECTION_NAMES, S_CENTROID,
-    S_CODES, S_GRAPH, S_ID_BYTES, S_ID_OFFSETS, S_ID_ORDER, S_INV_NORMS, S_META_BYTES,
-    S_META_INDEX, S_META_OFFSETS, S_SEQS, S_VECTORS, TABLE_AT,
+    le_u32, le_u64, magic_of, Section, BULK, FORMAT_VERSION, HEADER_CRC_AT, HEADER_LEN,
+    MAGIC_PREFIX, MIN_FORMAT_VERSION, SECTIONS, SECTIONS_V1, SECTION_NAMES, S_CENTROID, S_CODES,
+    S_GRAPH, S_ID_BYTES, S_ID_OFFSETS, S_ID_ORDER, S_INV_NORMS, S_META_BYTES, S_META_INDEX,
+    S_META_OFFSETS, S_SEQS, S_VECTORS, TABLE_AT,
 };
 use super::{warm, Segment};
 use crate::ann::{code_params, AnnIndex, IndexParams};
@@ -93,7 +93,7 @@ impl Segment {
         let metric = Metric::from_code(b[20])
             .ok_or_else(|| Error::Corrupt(format!("segment: unknown metric code {}", b[20])))?;
         let bits = b[21];
-        let precision = precision_of(b[22])
+        let precision = Precision::from_code(b[22])
             .ok_or_else(|| corrupt(format!("unknown row precision code {}", b[22])))?;
         let n64 = le_u64(b, 24);
         let generation = le_u64(b, 64);

@@ -188,7 +188,7 @@ pub fn write_segment<W: Write + Seek>(
     h[16..20].copy_from_slice(&(dim as u32).to_le_bytes());
     h[20] = rows.metric.code();
     h[21] = codes.map_or(0, |c| c.params().bits);
-    h[22] = super::layout::precision_code(rows.vectors.precision());
+    h[22] = rows.vectors.precision().code();
     h[24..32].copy_from_slice(&(n as u64).to_le_bytes());
     h[32..36].copy_from_slice(&(r as u32).to_le_bytes());
     h[36..40].copy_from_slice(&(params.l as u32).to_le_bytes());

@@ -48,14 +48,10 @@ impl Header {
     pub(super) fn encode(&self) -> [u8; HEADER_LEN as usize] {
         let mut b = [0u8; HEADER_LEN as usize];
         b[..8].copy_from_slice(LOG_MAGIC);
-        let (version, code) = match self.precision {
-            Precision::F32 => (LOG_VERSION, 0),
-            Precision::F16 => (LOG_VERSION_F16, 1),
-        };
-        b[8..12].copy_from_slice(&version.to_le_bytes());
+        b[8..12].copy_from_slice(&log_version(self.precision).to_le_bytes());
         b[12..16].copy_from_slice(&(self.dim as u32).to_le_bytes());
         b[16] = self.metric.code();
-        b[17] = code;
+        b[17] = self.precision.code();
         b[20..28].copy_from_slice(&self.checkpoint.to_le_bytes());
         let crc = crc32fast::hash(&b[..28]);
         b[28..32].copy_from_slice(&crc.to_le_bytes());
@@ -72,20 +68,19 @@ impl Header {
             return Ok(None);
         }
         let version = u32::from_le_bytes([b[8], b[9], b[10], b[11]]);
-        let precision = match (version, b[17]) {
-            (LOG_VERSION, 0) => Precision::F32,
-            (LOG_VERSION_F16, 1) => Precision::F16,
-            (LOG_VERSION | LOG_VERSION_F16, code) => {
-                return Err(Error::Corrupt(format!(
-                    "log file version {version} with row precision code {code}"
-                )))
-            }
-            _ => {
-                return Err(Error::Version(format!(
+        if version != LOG_VERSION && version != LOG_VERSION_F16 {
+            return Err(Error::Version(format!(
                 "log file version {version}; this build reads {LOG_VERSION} and {LOG_VERSION_F16}"
-            )))
-            }
-        };
+            )));
+        }
+        let precision = Precision::from_code(b[17])
+            .filter(|&p| log_version(p) == version)
+            .ok_or_else(|| {
+                Error::Corrupt(format!(
+                    "log file version {version} with row precision code {}",
+                    b[17]
+                ))
+            })?;
         let metric = Metric::from_code(b[16])
             .ok_or_else(|| Error::Corrupt(format!("log file: unknown metric code {}", b[16])))?;
         Ok(Some(Header {
@@ -94,6 +89,14 @@ impl Header {
             precision,
             checkpoint: u64::from_le_bytes(b[20..28].try_into().unwrap_or([0; 8])),
         }))
+    }
+}
+
+/// The format version a log of `precision` rows is stamped with.
+fn log_version(precision: Precision) -> u32 {
+    match precision {
+        Precision::F32 => LOG_VERSION,
+        Precision::F16 => LOG_VERSION_F16,
     }
 }
 
