@@ -274,3 +274,57 @@ fn operations_after_loading_a_version_5_snapshot_keep_f16_rows() {
     let e = Collection::from_bytes(&again).unwrap();
     assert_eq!(e.precision(), Precision::F16);
 }
+
+/// Part `i` of a version-5 snapshot: (offset, length), from its part table.
+fn part(b: &[u8], i: usize) -> (usize, usize) {
+    let e = 64 + 32 * i;
+    let u64_at = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap()) as usize;
+    (u64_at(e + 8), u64_at(e + 16))
+}
+
+/// Recomputes a segment image's header CRC-32 and the snapshot's trailing xxh3-64 after an edit.
+fn reseal(b: &mut [u8], seg_at: usize) {
+    let crc = crc32fast::hash(&b[seg_at..seg_at + 508]);
+    b[seg_at + 508..seg_at + 512].copy_from_slice(&crc.to_le_bytes());
+    let end = b.len() - 8;
+    let h = xxhash_rust::xxh3::xxh3_64(&b[..end]);
+    b[end..].copy_from_slice(&h.to_le_bytes());
+}
+
+/// Crafted version-5 snapshots (checksums recomputed): a segment part whose rows are of another
+/// precision than the first part's, and a non-finite value in a row the code check samples,
+/// are `HV_CORRUPT`.
+#[test]
+fn crafted_f16_version_5_snapshots_are_corrupt() {
+    let (mut h, _) = indexed_f16(300, 8, 31, 3);
+    let bytes = h.to_bytes().unwrap();
+    // more records than FLAT_THRESHOLD beside the loaded part: their own index, a second image
+    let mut d = Collection::from_bytes(&bytes).unwrap();
+    let ids: Vec<VectorId> = (1000..3100u64).map(VectorId::Int).collect();
+    d.add(ids, &seeded(2100, 8, 32), None).unwrap();
+    let two = d.to_bytes().unwrap();
+    assert_eq!(u32::from_le_bytes(two[32..36].try_into().unwrap()), 2);
+    Collection::from_bytes(&two).unwrap();
+    let (at, _) = part(&two, 1);
+    assert_eq!(two[at + 22], 1, "half rows");
+    let mut mixed = two.clone();
+    mixed[at + 22] = 0;
+    reseal(&mut mixed, at);
+    assert_eq!(
+        Collection::from_bytes(&mixed).err().map(|e| e.code()),
+        Some(ErrorCode::Corrupt)
+    );
+    // NaN halves in row 0 of the image (the code check samples row 0); section 1 (vectors) is
+    // the second entry of the section table at byte 80 (24 bytes each: offset, length, crc)
+    let mut nan = bytes.clone();
+    let (at, _) = part(&nan, 0);
+    let vectors_at = at + u64::from_le_bytes(nan[at + 104..at + 112].try_into().unwrap()) as usize;
+    for j in 0..8 {
+        nan[vectors_at + 2 * j..vectors_at + 2 * j + 2].copy_from_slice(&0x7E00u16.to_le_bytes());
+    }
+    reseal(&mut nan, at);
+    assert_eq!(
+        Collection::from_bytes(&nan).err().map(|e| e.code()),
+        Some(ErrorCode::Corrupt)
+    );
+}

@@ -2,8 +2,8 @@
 //! the native and the wasm build, so an index built natively can be shipped to a browser.
 //!
 //! Two layouts share the magic and the version field (all integers little-endian; drawn in
-//! `docs/format.md`). **Version 5** (`parts.rs`), written by every `f32` collection that has an
-//! index or sealed segments, is read in place: its parts are sealed segment images, 64-byte
+//! `docs/format.md`). **Version 5** (`parts.rs`), written by every collection that has an index
+//! or sealed segments (`f32` or `f16` rows), is read in place: its parts are sealed segment images, 64-byte
 //! aligned, so loading copies the bytes once into an aligned buffer (`fromFile`: the file read
 //! straight into one, not mapped) and
 //! installs each image as a sealed segment of the collection, with no per-record work:
