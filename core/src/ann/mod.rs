@@ -249,9 +249,15 @@ impl AnnIndex {
         self.deleted.get(node as usize).copied().unwrap_or(false)
     }
 
-    /// The tombstone flags, one per node.
+    /// The tombstone flags, one per node; empty while no node is deleted (as
+    /// [`FlatView::deleted`](crate::flat::FlatView) expects), which lets a search walk with one
+    /// list instead of a routing list and a result list.
     pub fn deleted(&self) -> &[bool] {
-        &self.deleted
+        if self.n_deleted == 0 {
+            &[]
+        } else {
+            &self.deleted
+        }
     }
 
     /// The search mode label used in stats and benchmark records, e.g. `vamana-rabitq4`.

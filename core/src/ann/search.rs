@@ -233,6 +233,10 @@ fn run_walk<Q: QueryDistance>(
     deleted: &[bool],
 ) -> Vec<(f32, u32)> {
     match restrict {
+        // no tombstones: the routing list is the result list
+        Restrict::None if deleted.is_empty() => {
+            graph::search_unfiltered(graph, qd, ef, scratch).to_vec()
+        }
         Restrict::None => graph::search(graph, qd, ef, scratch, |n| {
             !deleted.get(n as usize).copied().unwrap_or(false)
         })
