@@ -168,6 +168,15 @@ describe.each(backends)('%s: a loaded version-5 snapshot', (_, hv) => {
       expect(recallOf(await a.searchBatch(queries, o), await col.searchBatch(queries, exact))).toBeGreaterThanOrEqual(0.9);
       await expectCode(hv.Collection.fromFile(join(dir, 'missing.hvsnap')), 'HV_IO');
       await expectCode(hv.Collection.fromFile('' as never), 'HV_INVALID_ARGUMENT');
+      // a directory opens but cannot be read (the wasm build reads it inside its buffer's fill)
+      await expectCode(hv.Collection.fromFile(dir), 'HV_IO');
+      // a file cut short fails its checksum; the collections already open keep answering
+      const bytes = await col.toBytes();
+      writeFileSync(file, bytes.subarray(0, bytes.length - 100));
+      await expectCode(hv.Collection.fromFile(file), 'HV_CORRUPT');
+      writeFileSync(file, new Uint8Array(0));
+      await expectCode(hv.Collection.fromFile(file), 'HV_CORRUPT');
+      expect(await a.searchBatch(queries, exact)).toEqual(await col.searchBatch(queries, exact));
       for (const c of [a, b, col]) await c.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

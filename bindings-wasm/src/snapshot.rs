@@ -20,6 +20,16 @@ fn used() -> JsValue {
     ))
 }
 
+/// `len` as a byte count below 4 GiB, else `HV_INVALID_ARGUMENT`.
+fn byte_count(len: f64) -> Result<usize, JsValue> {
+    if !(len >= 0.0 && len.fract() == 0.0 && len <= u32::MAX as f64) {
+        return Err(err(Error::invalid_argument(format!(
+            "a snapshot buffer's length must be a byte count below 4 GiB, got {len}"
+        ))));
+    }
+    Ok(len as usize)
+}
+
 /// Bytes in wasm memory for a snapshot (raw binding).
 #[wasm_bindgen]
 pub struct SnapshotBuffer {
@@ -32,18 +42,53 @@ impl SnapshotBuffer {
     /// it, `HV_INVALID_ARGUMENT` for a length that is not a byte count.
     #[wasm_bindgen(constructor)]
     pub fn new(len: f64) -> Result<SnapshotBuffer, JsValue> {
-        if !(len >= 0.0 && len.fract() == 0.0 && len <= u32::MAX as f64) {
-            return Err(err(Error::invalid_argument(format!(
-                "a snapshot buffer's length must be a byte count below 4 GiB, got {len}"
-            ))));
-        }
-        let n = len as usize;
+        let n = byte_count(len)?;
         mem::ensure_headroom(|| n, "Collection.fromFile").map_err(err)?;
         let buf = AlignedBuf::try_zeroed(n).map_err(|e| {
             mem::release_reserve();
             err(e)
         })?;
         Ok(SnapshotBuffer { buf: Some(buf) })
+    }
+
+    /// A buffer of `len` bytes (an integer) filled by `read(view)`, called once, synchronously,
+    /// with a `Uint8Array` over the buffer's bytes in wasm memory (not zeroed first); it must
+    /// write all of them (Node's `fromFile`: `readSync` of the file into the view) and return
+    /// how many it wrote. `HV_IO` when `read` throws (its error is the cause) or reports another
+    /// count, `HV_OUT_OF_MEMORY`, `HV_INVALID_ARGUMENT` for a length that is not a byte count.
+    pub fn fill(len: f64, read: &js_sys::Function) -> Result<SnapshotBuffer, JsValue> {
+        let n = byte_count(len)?;
+        mem::ensure_headroom(|| n, "Collection.fromFile").map_err(err)?;
+        let mut thrown: Option<JsValue> = None;
+        let filler = |address: usize, len: usize| -> horosvec_core::Result<()> {
+            let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+            let view = Uint8Array::new_with_byte_offset_and_length(
+                &memory.buffer(),
+                address as u32,
+                len as u32,
+            );
+            match read.call1(&JsValue::NULL, &view) {
+                Ok(wrote) if wrote.as_f64() == Some(len as f64) => Ok(()),
+                Ok(wrote) => Err(Error::Io(format!(
+                    "the snapshot reader wrote {wrote:?} of {len} bytes"
+                ))),
+                Err(e) => {
+                    thrown = Some(e);
+                    Err(Error::Io("the snapshot reader threw".into()))
+                }
+            }
+        };
+        // SAFETY: `filler` returns `Ok` only when `read` reports having written all `len` bytes
+        // of the view, which covers exactly `address..address + len`; JS cannot free or move wasm
+        // memory, and no Rust code reads the bytes before `try_fill_foreign` returns.
+        let result = unsafe { AlignedBuf::try_fill_foreign(n, filler) };
+        match result {
+            Ok(buf) => Ok(SnapshotBuffer { buf: Some(buf) }),
+            Err(e) => {
+                mem::release_reserve();
+                Err(thrown.unwrap_or_else(|| err(e)))
+            }
+        }
     }
 
     /// A `Uint8Array` view of the buffer in wasm memory, to be filled at once: it is detached

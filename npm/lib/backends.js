@@ -245,8 +245,8 @@ const browserMessage = (what) => `${what} needs the native backend (Node.js); in
 // A trap of the wasm instance (WebAssembly.RuntimeError; by name too, for one from another realm).
 const isTrap = (e) => (typeof WebAssembly === 'object' && e instanceof WebAssembly.RuntimeError) || (e instanceof Error && e.name === 'RuntimeError');
 
-// `readSnapshotFile(path, alloc)` (Node: lib/snapshot-file-node.js): reads a file into
-// `alloc(length)`, a raw SnapshotBuffer in wasm memory, and returns it; absent in browsers.
+// `readSnapshotFile(path, fill)` (Node: lib/snapshot-file-node.js): reads a file through
+// `fill(length, read)`, a raw SnapshotBuffer in wasm memory filled by `read(view)`, and returns it; absent in browsers.
 function wasmBackend(raw, message = browserMessage, readSnapshotFile = undefined) {
   // Runs a call to completion now; its result or HvError as a Promise.
   const invoke = invokeSync;
@@ -522,7 +522,7 @@ function wasmBackend(raw, message = browserMessage, readSnapshotFile = undefined
       if (readSnapshotFile === undefined) throw hvError('HV_UNSUPPORTED', 'Collection.fromFile reads a file (Node.js); in browsers fetch the snapshot and use Collection.fromBytes');
       return new WasmHandle(
         guardTrap('Collection.fromFile', () => {
-          const buf = readSnapshotFile(path, (n) => new raw.SnapshotBuffer(n));
+          const buf = readSnapshotFile(path, (n, read) => raw.SnapshotBuffer.fill(n, read));
           return raw.CoreCollection.fromBuffer(buf);
         }),
       );
