@@ -186,7 +186,13 @@ function paramsText(params, omit = []) {
     .join(', ');
 }
 
-const machineText = (m) => (m ? `${text(m.cpu)}, ${text(m.cores)} cores` : DASH);
+// the CPU's identity and SIMD features when the record has them (older records: the model name only);
+// two hosts named alike ("AMD EPYC") may differ in AVX-512, which some engines use
+const machineText = (m) => {
+  if (!m) return DASH;
+  const id = m.cpu_id ? ` (${m.cpu_id}${m.simd ? `; ${m.simd.includes('avx512f') ? 'AVX-512' : 'no AVX-512'}` : ''})` : '';
+  return `${text(m.cpu)}${id}, ${text(m.cores)} cores`;
+};
 const commandText = (c) => (Array.isArray(c) ? c.join(' ') : text(c));
 const revText = (r) => `${text(r.git_rev)}${r.git_dirty === true ? ' (dirty)' : ''}`;
 

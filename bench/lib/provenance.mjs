@@ -36,9 +36,35 @@ export function gitDirty() {
   return out === null ? null : out.length > 0;
 }
 
-/** `{ cpu, cores, mem_gb }` of this machine. */
+/** SIMD features that decide which kernels an engine runs (x86-64 and arm64 names of /proc/cpuinfo). */
+const SIMD_FLAGS = ['sse4_2', 'avx2', 'fma', 'f16c', 'avx512f', 'avx512bw', 'avx512vl', 'avx512_vpopcntdq', 'avx512_bf16', 'avx512_fp16', 'asimd', 'asimdhp', 'sve'];
+
+/**
+ * `{ cpu_id, simd }` from /proc/cpuinfo (Linux; `{}` elsewhere): the CPU's family / model /
+ * stepping, and which of SIMD_FLAGS it has. Two hosts with the same model name ("AMD EPYC") can
+ * differ in AVX-512, which some engines use and others do not: records from both are then not
+ * comparable across runs, only within one.
+ */
+function cpuInfo() {
+  let text;
+  try {
+    text = readFileSync('/proc/cpuinfo', 'utf8');
+  } catch {
+    return {};
+  }
+  const first = text.split('\n\n')[0];
+  const field = (name) => first.match(new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm'))?.[1]?.trim();
+  const flags = new Set((field('flags') ?? field('Features') ?? '').split(/\s+/));
+  const id = ['cpu family', 'model', 'stepping'].map(field);
+  return {
+    cpu_id: id.every((v) => v !== undefined) ? `family ${id[0]} model ${id[1]} stepping ${id[2]}` : undefined,
+    simd: SIMD_FLAGS.filter((f) => flags.has(f)),
+  };
+}
+
+/** `{ cpu, cores, mem_gb, cpu_id, simd }` of this machine. */
 export function machine() {
-  return { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, mem_gb: Math.round(totalmem() / 2 ** 30) };
+  return { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, mem_gb: Math.round(totalmem() / 2 ** 30), ...cpuInfo() };
 }
 
 /** The command that produced the records: HV_BENCH_COMMAND (set by bench/run.mjs) or this process's. */
