@@ -476,7 +476,8 @@ function contextSection(records) {
   const md = ['## Run context', ''];
   for (const [, rs] of groupBy(records, ctxKey, by((r) => ctxKey(r)))) {
     const m = rs[0].machine ?? {};
-    md.push(`### ${text(m.cpu)}, ${text(m.cores)} cores, ${text(m.mem_gb)} GB · Node ${text(rs[0].node)}`, '');
+    md.push(`### ${machineText(m)}, ${text(m.mem_gb)} GB · Node ${text(rs[0].node)}`, '');
+    if (m.simd) md.push(`- SIMD: ${m.simd.join(', ') || DASH}`);
     const dates = rs.map((r) => r.date).filter((d) => typeof d === 'string')
       .sort(by((d) => (Number.isNaN(Date.parse(d)) ? null : Date.parse(d)), (d) => d));
     const skipped = rs.filter((r) => r.status === 'skipped').length;
