@@ -37,7 +37,7 @@ const SWEEPS = ['search', 'concurrency', 'build', 'writes', 'open', 'dims', 'siz
 const ENGINE_ORDER = ['horosvec', 'hnswlib', 'usearch', 'zvec', 'lancedb', 'faiss', 'sqlite-vec', 'hnswlib-wasm', 'edgevec', 'voy', 'orama'];
 const BACKEND_ORDER = ['native', 'wasm', 'js'];
 const MODE_ORDER = [
-  'exact', 'vamana', 'vamana-rabitq1', 'vamana-rabitq2', 'vamana-rabitq4', 'vamana-rabitq8',
+  'exact', 'vamana', 'vamana-rabitq1', 'vamana-rabitq1-hr', 'vamana-rabitq2', 'vamana-rabitq4', 'vamana-rabitq8',
   'segmented-vamana-rabitq1', 'segmented-vamana-rabitq2', 'segmented-vamana-rabitq4', 'segmented-vamana-rabitq8',
   'vamana-exact', 'hnsw', 'hnsw-int8-refine', 'hnsw-rabitq', 'hnsw-bq-rescore', 'ivf-flat', 'ivf-pq', 'ivf-rq', 'kd-tree', 'vec0-scan', 'brute-force',
 ];
@@ -55,7 +55,7 @@ const MATRIX_COMPETITORS = [...SEARCH_COMPETITORS, 'zvec', 'lancedb', 'faiss', '
 // other params name the series); LanceDB sweeps two at once (nprobes × refine_factor), EdgeVec's
 // hnsw-bq-rescore its rescore factor
 const KNOBS = ['ef', 'nprobes', 'refine_factor', 'rescore_factor'];
-const TARGETS = [0.9, 0.95, 0.99];
+const TARGETS = [0.9, 0.95, 0.99, 0.995, 0.998];
 const HEADLINE_CLIENTS = [1, 4];
 const RECALL_MATCH = 0.02; // concurrency records compare only when their recall_mean differ by at most this
 const PLOT_TARGET = 0.95; // the recall at which dims.svg and sizes.svg plot QPS

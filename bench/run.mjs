@@ -126,7 +126,7 @@ for (const [flag, dir] of [['out', out], ['disk-dir', P.diskDir]]) {
 const metric = DATASETS[dataset].metric;
 const want = (e) => engines.includes(e);
 const MODES = {
-  horosvec: ['exact', 'vamana-rabitq1', 'vamana-rabitq4', 'segmented-vamana-rabitq1'],
+  horosvec: ['exact', 'vamana-rabitq1', 'vamana-rabitq1-hr', 'vamana-rabitq4', 'segmented-vamana-rabitq1'],
   'horosvec-wasm': ['vamana-rabitq1'],
   hnswlib: ['hnsw'],
   usearch: ['hnsw'],
