@@ -194,7 +194,7 @@ describe('npm run bench -- --quick', () => {
     const r = spawnSync(process.execPath, ['bench/run.mjs', '--sweeps', 'search,writes,open', '--engines', 'horosvec,hnswlib,sqlite-vec', '--dry-run'], { cwd: ROOT, encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     const jobs = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { kind: string; engine: string });
-    expect(jobs.filter((j) => j.kind === 'search').map((j) => j.engine)).toEqual(['horosvec', 'horosvec', 'horosvec', 'horosvec', 'hnswlib', 'sqlite-vec']);
+    expect(jobs.filter((j) => j.kind === 'search').map((j) => j.engine)).toEqual(['horosvec', 'horosvec', 'horosvec', 'horosvec', 'horosvec', 'hnswlib', 'sqlite-vec']);
     // one writes job per (medium, durability, engine), the two engines side by side, order swapped
     const w = jobs.filter((j) => j.kind === 'writes') as unknown as { engine: string; media: string[]; durabilities: string[] }[];
     expect(w.map((j) => j.engine)).toEqual(['horosvec', 'sqlite-vec', 'sqlite-vec', 'horosvec', 'horosvec', 'sqlite-vec', 'sqlite-vec', 'horosvec', 'horosvec', 'sqlite-vec', 'sqlite-vec', 'horosvec']);
