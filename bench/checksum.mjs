@@ -26,8 +26,10 @@ for (let i = 0; i < bytes; i += 4) {
   data[i + 2] = (s >>> 16) & 255;
   data[i + 3] = s >>> 24;
 }
-const buf = new wasm.SnapshotBuffer(bytes);
-buf.view().set(data);
+const buf = wasm.SnapshotBuffer.fill(bytes, (view) => {
+  view.set(data);
+  return data.length;
+});
 
 const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const time = (f) => {

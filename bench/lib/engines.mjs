@@ -81,9 +81,11 @@ function horosvec(backend) {
     api: backend === 'native' ? 'searchSync; clients: search (Promise)' : 'searchSync',
     efs: (mode) => mode !== 'exact',
     async build(data, metric, fullMode, params, ctx) {
-      const f16 = fullMode.endsWith('-f16');
-      const hr = fullMode.endsWith('-hr');
-      const mode = f16 ? fullMode.slice(0, -'-f16'.length) : hr ? fullMode.slice(0, -'-hr'.length) : fullMode;
+      // a variant's suffix (`-f16`, `-hr`) on top of the mode it varies
+      const suffix = ['-f16', '-hr'].find((x) => fullMode.endsWith(x)) ?? '';
+      const mode = fullMode.slice(0, fullMode.length - suffix.length);
+      const f16 = suffix === '-f16';
+      const hr = suffix === '-hr';
       // vamana: the code width horosvec picks by dimension (the record carries the resolved mode);
       // vamana-exact: the graph walked with exact distances (l1, which RaBitQ does not serve)
       const bits = { 'vamana-rabitq1': 1, 'vamana-rabitq4': 4, 'segmented-vamana-rabitq1': 1 }[mode];
@@ -125,7 +127,7 @@ function horosvec(backend) {
         params: mode === 'vamana' ? { ...p, bits: 'auto' } : p,
         threads: s.threads,
         kernel: s.kernel,
-        mode: f16 ? `${s.mode}-f16` : hr ? `${s.mode}-hr` : s.mode,
+        mode: `${s.mode}${suffix}`,
         // on disk: the segment files and the database (its WAL left out: checkpointed at close);
         // in memory: the rows plus what the walk reads (codes, factors, adjacency)
         bytesPerVector: mode === 'segmented-vamana-rabitq1' ? dirSize(ctx.dir, (f) => !/-(wal|shm)$/.test(f)) / data.n : s.vectorBytes / data.n + s.indexBytesPerVector,

@@ -38,19 +38,6 @@ pub struct SnapshotBuffer {
 
 #[wasm_bindgen]
 impl SnapshotBuffer {
-    /// A zeroed buffer of `len` bytes (an integer); `HV_OUT_OF_MEMORY` when the heap cannot hold
-    /// it, `HV_INVALID_ARGUMENT` for a length that is not a byte count.
-    #[wasm_bindgen(constructor)]
-    pub fn new(len: f64) -> Result<SnapshotBuffer, JsValue> {
-        let n = byte_count(len)?;
-        mem::ensure_headroom(|| n, "Collection.fromFile").map_err(err)?;
-        let buf = AlignedBuf::try_zeroed(n).map_err(|e| {
-            mem::release_reserve();
-            err(e)
-        })?;
-        Ok(SnapshotBuffer { buf: Some(buf) })
-    }
-
     /// A buffer of `len` bytes (an integer) filled by `read(view)`, called once, synchronously,
     /// with a `Uint8Array` over the buffer's bytes in wasm memory (not zeroed first); it must
     /// write all of them (Node's `fromFile`: `readSync` of the file into the view) and return
@@ -89,19 +76,6 @@ impl SnapshotBuffer {
                 Err(thrown.unwrap_or_else(|| err(e)))
             }
         }
-    }
-
-    /// A `Uint8Array` view of the buffer in wasm memory, to be filled at once: it is detached
-    /// as soon as wasm memory grows (any allocation may grow it).
-    pub fn view(&mut self) -> Result<Uint8Array, JsValue> {
-        let buf = self.buf.as_mut().ok_or_else(used)?;
-        let bytes = buf.bytes_mut();
-        let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
-        Ok(Uint8Array::new_with_byte_offset_and_length(
-            &memory.buffer(),
-            bytes.as_ptr() as u32,
-            bytes.len() as u32,
-        ))
     }
 }
 

@@ -45,13 +45,12 @@ impl AlignedBuf {
         })
     }
 
-    /// A 64-byte aligned buffer of `len` zero bytes (for a caller that fills it from outside
-    /// Rust: the wasm build's snapshot buffer, filled by JS; a segment file read into memory).
+    /// A 64-byte aligned buffer of `len` zero bytes (a segment file read into memory).
     ///
     /// One zeroed allocation (`alloc_zeroed`): an allocator that takes a large buffer from fresh
-    /// pages (wasm `memory.grow`, a new `mmap`) knows they are zero and writes nothing, so the
-    /// only pass over the bytes is the caller's fill (a `write_bytes` of 177 MB cost 124 ms in
-    /// wasm, more than reading the file).
+    /// pages (a new `mmap`) knows they are zero and writes nothing, so the only pass over the
+    /// bytes is the caller's fill. A buffer that foreign code fills whole needs no zeroing at all:
+    /// [`AlignedBuf::try_fill_foreign`].
     ///
     /// # Errors
     /// `HV_OUT_OF_MEMORY`.
