@@ -160,9 +160,9 @@ impl<'a> RowSlice<'a> {
         match self {
             RowSlice::F32(v) => Cow::Borrowed(v),
             RowSlice::F16(v) => {
-                // a slice at a time (F16C / NEON where the CPU has them)
+                // a slice at a time (the kernels' `widen_f16`: F16C, NEON or SIMD128)
                 let mut out = vec![0f32; v.len()];
-                v.convert_to_f32_slice(&mut out);
+                (crate::distance::kernels().widen_f16)(v, &mut out);
                 Cow::Owned(out)
             }
         }

@@ -247,6 +247,7 @@ impl Collection {
                 "a records part of another shape or precision".into(),
             ));
         }
+        self.mutable.rows.try_reserve(dec.record_count()?)?;
         dec.records(&mut |id, seq, v, h, meta| self.restore_row(id, seq, v, h, meta))?;
         if dec.index()?.is_some() {
             return Err(Error::Corrupt("a records part with an index".into()));

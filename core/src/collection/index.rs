@@ -318,6 +318,7 @@ impl Collection {
         if dec.has_meta_index() {
             col.mutable.rows.defer_meta_index();
         }
+        col.mutable.rows.try_reserve(dec.record_count()?)?;
         dec.records(&mut |id, seq, v, h, meta| col.restore_row(id, seq, v, h, meta))?;
         if let Some(ix) = dec.meta_index()? {
             col.mutable.rows.set_meta_index(ix)?;

@@ -34,6 +34,7 @@ pub(super) static KERNELS: Kernels = Kernels {
     dot_f16,
     l2sq_f16,
     l1_f16,
+    widen_f16: widen_f16_slice,
     dot_f32_x4,
     l2sq_f32_x4,
 };
@@ -152,6 +153,25 @@ unsafe fn load_f16x8(p: *const f16) -> (float32x4_t, float32x4_t) {
 
 // ---------------------------------------------------------------------------------------------
 // Kernels.
+
+/// `dst[i] = f32(src[i])` over the common prefix: 4 halves per step ([`load_f16x4`]), the last
+/// 0–3 one at a time with [`half::f16::to_f32`] (exact on both paths).
+fn widen_f16_slice(src: &[f16], dst: &mut [f32]) {
+    debug_assert_eq!(src.len(), dst.len());
+    let n = src.len().min(dst.len());
+    let (ps, pd) = (src.as_ptr(), dst.as_mut_ptr());
+    let mut i = 0;
+    while i + 4 <= n {
+        // SAFETY: i + 4 <= n <= src.len(), dst.len(): 4 halves readable at ps + i and 4 floats
+        // writable at pd + i; `vst1q_f32` needs no alignment beyond that of `f32`, which `dst`
+        // has.
+        unsafe { vst1q_f32(pd.add(i), load_f16x4(ps.add(i))) };
+        i += 4;
+    }
+    for (d, h) in dst[i..n].iter_mut().zip(&src[i..n]) {
+        *d = h.to_f32();
+    }
+}
 
 /// Defines a pairwise `f32` kernel: `Σ step(aᵢ, bᵢ)` over the common prefix of `a` and `b`.
 macro_rules! f32_pair_kernel {

@@ -94,6 +94,10 @@ pub struct Kernels {
     pub l2sq_f16: fn(&[f32], &[half::f16]) -> f32,
     /// Manhattan distance Σ |qᵢ − rᵢ| of an `f32` query and a stored `f16` row.
     pub l1_f16: fn(&[f32], &[half::f16]) -> f32,
+    /// Widens stored `f16` values exactly to `f32`: `dst[i] = f32(src[i])` for every `i` below
+    /// `min(src.len(), dst.len())` (callers pass equal lengths); NaN stays NaN. Used where whole
+    /// rows are decoded at once (snapshot records, `f16` rows read back as `f32`).
+    pub widen_f16: fn(&[half::f16], &mut [f32]),
     /// One stored `f32` row against 4 queries at once (the row is loaded once; used by batch
     /// search): returns `[dot(q[0], row), …, dot(q[3], row)]`. All 5 slices have equal length.
     pub dot_f32_x4: fn(&[&[f32]; 4], &[f32]) -> [f32; 4],

@@ -23,6 +23,7 @@ pub(super) static KERNELS: Kernels = Kernels {
     dot_f16,
     l2sq_f16,
     l1_f16,
+    widen_f16,
     dot_f32_x4,
     l2sq_f32_x4,
 };
@@ -87,6 +88,14 @@ pub(super) fn l1_f16(q: &[f32], row: &[f16]) -> f32 {
         sum += (x - y.to_f32()).abs();
     }
     sum
+}
+
+/// `dst[i] = f32(src[i])` over the common prefix, one value at a time.
+pub(super) fn widen_f16(src: &[f16], dst: &mut [f32]) {
+    debug_assert_eq!(src.len(), dst.len());
+    for (d, &h) in dst.iter_mut().zip(src) {
+        *d = h.to_f32();
+    }
 }
 
 /// `[dot_f32(q[0], row), …, dot_f32(q[3], row)]`.

@@ -32,6 +32,7 @@ pub(super) static KERNELS: Kernels = Kernels {
     dot_f16,
     l2sq_f16,
     l1_f16,
+    widen_f16: widen_f16_slice,
     dot_f32_x4,
     l2sq_f32_x4,
 };
@@ -157,6 +158,28 @@ unsafe fn load_f16x8(p: *const f16) -> (v128, v128) {
 
 // ---------------------------------------------------------------------------------------------
 // Kernels.
+
+/// `dst[i] = f32(src[i])` over the common prefix: 8 halves per iteration ([`load_f16x8`]), the
+/// last 0–7 one at a time with [`half::f16::to_f32`] (exact on both paths).
+fn widen_f16_slice(src: &[f16], dst: &mut [f32]) {
+    debug_assert_eq!(src.len(), dst.len());
+    let n = src.len().min(dst.len());
+    let (ps, pd) = (src.as_ptr(), dst.as_mut_ptr());
+    let mut i = 0;
+    while i + 8 <= n {
+        // SAFETY: i + 8 <= n <= src.len(), dst.len(): 8 halves readable at ps + i and 8 floats
+        // (32 bytes) writable at pd + i; wasm loads and stores accept any alignment.
+        unsafe {
+            let (lo, hi) = load_f16x8(ps.add(i));
+            v128_store(pd.add(i).cast(), lo);
+            v128_store(pd.add(i + 4).cast(), hi);
+        }
+        i += 8;
+    }
+    for (d, h) in dst[i..n].iter_mut().zip(&src[i..n]) {
+        *d = h.to_f32();
+    }
+}
 
 /// Defines a pairwise `f32` kernel: `Σ step(aᵢ, bᵢ)` over the common prefix of `a` and `b`.
 macro_rules! f32_pair_kernel {

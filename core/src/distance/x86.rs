@@ -34,6 +34,7 @@ static AVX2_FMA_F16C: Kernels = Kernels {
     dot_f16,
     l2sq_f16,
     l1_f16,
+    widen_f16,
     dot_f32_x4,
     l2sq_f32_x4,
 };
@@ -48,6 +49,7 @@ static AVX2_FMA: Kernels = Kernels {
     dot_f16: scalar::dot_f16,
     l2sq_f16: scalar::l2sq_f16,
     l1_f16: scalar::l1_f16,
+    widen_f16: scalar::widen_f16,
     dot_f32_x4,
     l2sq_f32_x4,
 };
@@ -108,6 +110,7 @@ wrapper!(l1_f32 => l1_f32_avx2, (a: &[f32], b: &[f32]) -> f32, "avx2, fma");
 wrapper!(dot_f16 => dot_f16_avx2, (q: &[f32], row: &[f16]) -> f32, "avx2, fma, f16c");
 wrapper!(l2sq_f16 => l2sq_f16_avx2, (q: &[f32], row: &[f16]) -> f32, "avx2, fma, f16c");
 wrapper!(l1_f16 => l1_f16_avx2, (q: &[f32], row: &[f16]) -> f32, "avx2, fma, f16c");
+wrapper!(widen_f16 => widen_f16_f16c, (src: &[f16], dst: &mut [f32]) -> (), "avx2, fma, f16c");
 wrapper!(dot_f32_x4 => dot_f32_x4_avx2, (q: &[&[f32]; 4], row: &[f32]) -> [f32; 4], "avx2, fma");
 wrapper!(l2sq_f32_x4 => l2sq_f32_x4_avx2, (q: &[&[f32]; 4], row: &[f32]) -> [f32; 4], "avx2, fma");
 
@@ -196,6 +199,25 @@ fn load_f16_tail(row: &[f16], i: usize) -> __m256 {
 
 // ---------------------------------------------------------------------------------------------
 // Kernels.
+
+/// `dst[i] = f32(src[i])` over the common prefix: 8 halves per `vcvtph2ps` (AVX2 + F16C), the
+/// last 0–7 one at a time with [`half::f16::to_f32`] (exact on both paths).
+#[target_feature(enable = "avx2,fma,f16c")]
+fn widen_f16_f16c(src: &[f16], dst: &mut [f32]) {
+    debug_assert_eq!(src.len(), dst.len());
+    let n = src.len().min(dst.len());
+    let (ps, pd) = (src.as_ptr(), dst.as_mut_ptr());
+    let mut i = 0;
+    while i + 8 <= n {
+        // SAFETY: i + 8 <= n <= src.len(), dst.len(): 8 halves readable at ps + i and 8 floats
+        // writable at pd + i; unaligned load and store.
+        unsafe { _mm256_storeu_ps(pd.add(i), load_f16x8(ps.add(i))) };
+        i += 8;
+    }
+    for (d, h) in dst[i..n].iter_mut().zip(&src[i..n]) {
+        *d = h.to_f32();
+    }
+}
 
 /// Defines a pairwise `f32` kernel: `Σ step(aᵢ, bᵢ)` over the common prefix of `a` and `b`.
 macro_rules! f32_pair_kernel {

@@ -12,7 +12,6 @@ use crate::graph::Graph;
 use crate::quant::RabitqIndex;
 use crate::types::{Metric, VectorId};
 use half::f16;
-use half::slice::HalfFloatSliceExt;
 
 /// Receives each record a [`Decoder`] reads: `(id, seq, vector, halves, metadata)`: the vector
 /// as `f32` values and, in a stream of `f16` rows, the stored half floats themselves (an `f16`
@@ -148,6 +147,25 @@ impl<'a> Decoder<'a> {
         }
     }
 
+    /// How many records [`Decoder::records`] will pass to its sink, once checked against the
+    /// bytes left (so that a caller can reserve room for them first).
+    ///
+    /// # Errors
+    /// `HV_CORRUPT`: a count the bytes cannot hold.
+    pub fn record_count(&self) -> Result<usize> {
+        // each record takes at least 1 (kind) + 4 (empty string id) + 8 (seq) + 4 (metadata) + 4·dim
+        // (2·dim for f16 rows) bytes
+        let min_record = 17 + (self.precision().bytes() * self.dim) as u64;
+        if self.count.saturating_mul(min_record) > self.r.left() as u64 {
+            return Err(Error::Corrupt(format!(
+                "snapshot announces {} records, more than its {} bytes can hold",
+                self.count,
+                self.r.left()
+            )));
+        }
+        Ok(self.count as usize)
+    }
+
     /// Calls `sink(id, seq, vector, metadata)` for every record, in order (the sink checks each
     /// record; its error stops the read).
     ///
@@ -156,18 +174,11 @@ impl<'a> Decoder<'a> {
     /// UTF-8, an unknown id kind), or the sink's error.
     pub fn records(&mut self, sink: &mut RecordSink<'_>) -> Result<()> {
         let vb = self.precision().bytes();
+        self.record_count()?;
         let (dim, count, r) = (self.dim, self.count, &mut self.r);
-        // each record takes at least 1 (kind) + 4 (empty string id) + 8 (seq) + 4 (metadata) + 4·dim
-        // (2·dim for f16 rows) bytes
-        let min_record = 17 + (vb * dim) as u64;
-        if count.saturating_mul(min_record) > r.left() as u64 {
-            return Err(Error::Corrupt(format!(
-                "snapshot announces {count} records, more than its {} bytes can hold",
-                r.left()
-            )));
-        }
         let mut v = vec![0f32; dim];
         let mut h = vec![f16::ZERO; if vb == 2 { dim } else { 0 }];
+        let widen = crate::distance::kernels().widen_f16;
         for i in 0..count {
             let id = match r.u8("id kind")? {
                 VectorId::KIND_INT => VectorId::from_u64(r.u64("integer id")?)
@@ -200,8 +211,8 @@ impl<'a> Decoder<'a> {
                 for (x, b) in h.iter_mut().zip(raw.chunks_exact(2)) {
                     *x = f16::from_le_bytes([b[0], b[1]]);
                 }
-                // widened a slice at a time (F16C / NEON where the CPU has them)
-                h.convert_to_f32_slice(&mut v);
+                // widened a slice at a time (the kernels' `widen_f16`: F16C, NEON or SIMD128)
+                widen(&h, &mut v);
                 sink(id, seq, &v, Some(&h), meta)?;
             } else {
                 for (x, b) in v.iter_mut().zip(raw.chunks_exact(4)) {

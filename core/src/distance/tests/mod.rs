@@ -289,6 +289,37 @@ fn f16_widening_is_exact_in_every_kernel() {
     }
 }
 
+/// `widen_f16` agrees bit for bit with the scalar widening on every `f16` bit pattern but NaN
+/// (NaN stays NaN), in every set, at every length (main loop and tail) and offset.
+#[test]
+fn widen_f16_is_exact_in_every_set() {
+    let all: Vec<f16> = (0..=u16::MAX).map(f16::from_bits).collect();
+    for set in available_kernels() {
+        for len in [0, 1, 3, 7, 8, 9, 29, 64, 1021, all.len()] {
+            for start in [0, 1, 5] {
+                for chunk in
+                    all[start..]
+                        .chunks(len.max(1))
+                        .take(if len == 0 { 1 } else { usize::MAX })
+                {
+                    let src = &chunk[..len.min(chunk.len())];
+                    let mut dst = vec![-7.0f32; src.len()];
+                    (set.widen_f16)(src, &mut dst);
+                    for (h, got) in src.iter().zip(&dst) {
+                        let want = h.to_f32();
+                        assert!(
+                            got.to_bits() == want.to_bits() || (want.is_nan() && got.is_nan()),
+                            "{} widen_f16 of {:#06x}: {got} (want {want})",
+                            set.name,
+                            h.to_bits()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// An infinity or a NaN anywhere in the inputs gives the IEEE result in every set.
 #[test]
 fn non_finite_values_propagate() {
