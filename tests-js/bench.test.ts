@@ -5,7 +5,7 @@
 // speed. Then bench/compare.mjs over the committed records (bench-results/), and the one timing
 // loop (bench/lib/protocol.mjs) that the matrix and bench/ef-sweep.mjs share.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -215,6 +215,25 @@ describe('npm run bench -- --quick', () => {
     const svgs = readdirSync(join(dir, 'plots')).filter((f) => f.endsWith('.svg'));
     expect(svgs.length).toBeGreaterThan(0);
     for (const f of svgs) expect(readFileSync(join(dir, 'plots', f), 'utf8')).toContain('<svg');
+  });
+
+  it('compares only series measured on the machine of a sweep\'s newest record', () => {
+    // the same records, sqlite-vec's search records moved to another machine and an older date
+    const moved = join(dir, 'moved');
+    cpSync(join(dir, 'results'), moved, { recursive: true });
+    const file = join(moved, 'search', readdirSync(join(moved, 'search'))[0]);
+    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    for (const r of lines) if (r.engine === 'sqlite-vec') Object.assign(r, { date: '2000-01-01T00:00:00.000Z', machine: { ...r.machine, cpu: 'Another CPU', cpu_id: undefined } });
+    writeFileSync(file, `${lines.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    const out = join(dir, 'moved.md');
+    const rep = spawnSync(process.execPath, ['bench/report.mjs', '--in', moved, '--out', out, '--plots', join(dir, 'moved-plots')], { cwd: ROOT, encoding: 'utf8' });
+    expect(rep.status, rep.stderr).toBe(0);
+    const md = readFileSync(out, 'utf8');
+    expect(md).toContain('### Not shown: series whose newest records are from another machine');
+    expect(md).toMatch(/\| search \| sqlite-vec vec0-scan \| Another CPU, \d+ cores \|/);
+    // nothing in the search section compares with it
+    const search = md.slice(md.indexOf('## Search'), md.indexOf('## Concurrency'));
+    expect(search).not.toContain('sqlite-vec');
   });
 });
 
