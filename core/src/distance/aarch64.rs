@@ -23,7 +23,7 @@ use core::arch::aarch64::*;
 
 use half::f16;
 
-use super::Kernels;
+use super::{scalar, Kernels};
 
 /// The NEON kernel set.
 pub(super) static KERNELS: Kernels = Kernels {
@@ -155,7 +155,7 @@ unsafe fn load_f16x8(p: *const f16) -> (float32x4_t, float32x4_t) {
 // Kernels.
 
 /// `dst[i] = f32(src[i])` over the common prefix: 4 halves per step ([`load_f16x4`]), the last
-/// 0–3 one at a time with [`half::f16::to_f32`] (exact on both paths).
+/// 0–3 one at a time by the scalar reference (exact on both paths).
 fn widen_f16_slice(src: &[f16], dst: &mut [f32]) {
     debug_assert_eq!(src.len(), dst.len());
     let n = src.len().min(dst.len());
@@ -168,9 +168,7 @@ fn widen_f16_slice(src: &[f16], dst: &mut [f32]) {
         unsafe { vst1q_f32(pd.add(i), load_f16x4(ps.add(i))) };
         i += 4;
     }
-    for (d, h) in dst[i..n].iter_mut().zip(&src[i..n]) {
-        *d = h.to_f32();
-    }
+    scalar::widen_f16(&src[i..n], &mut dst[i..n]);
 }
 
 /// Defines a pairwise `f32` kernel: `Σ step(aᵢ, bᵢ)` over the common prefix of `a` and `b`.

@@ -21,7 +21,7 @@ use core::arch::wasm32::*;
 
 use half::f16;
 
-use super::Kernels;
+use super::{scalar, Kernels};
 
 /// The wasm `simd128` kernel set.
 pub(super) static KERNELS: Kernels = Kernels {
@@ -160,7 +160,7 @@ unsafe fn load_f16x8(p: *const f16) -> (v128, v128) {
 // Kernels.
 
 /// `dst[i] = f32(src[i])` over the common prefix: 8 halves per iteration ([`load_f16x8`]), the
-/// last 0–7 one at a time with [`half::f16::to_f32`] (exact on both paths).
+/// last 0–7 one at a time by the scalar reference (exact on both paths).
 fn widen_f16_slice(src: &[f16], dst: &mut [f32]) {
     debug_assert_eq!(src.len(), dst.len());
     let n = src.len().min(dst.len());
@@ -176,9 +176,7 @@ fn widen_f16_slice(src: &[f16], dst: &mut [f32]) {
         }
         i += 8;
     }
-    for (d, h) in dst[i..n].iter_mut().zip(&src[i..n]) {
-        *d = h.to_f32();
-    }
+    scalar::widen_f16(&src[i..n], &mut dst[i..n]);
 }
 
 /// Defines a pairwise `f32` kernel: `Σ step(aᵢ, bᵢ)` over the common prefix of `a` and `b`.

@@ -201,7 +201,7 @@ fn load_f16_tail(row: &[f16], i: usize) -> __m256 {
 // Kernels.
 
 /// `dst[i] = f32(src[i])` over the common prefix: 8 halves per `vcvtph2ps` (AVX2 + F16C), the
-/// last 0–7 one at a time with [`half::f16::to_f32`] (exact on both paths).
+/// last 0–7 one at a time by the scalar reference (exact on both paths).
 #[target_feature(enable = "avx2,fma,f16c")]
 fn widen_f16_f16c(src: &[f16], dst: &mut [f32]) {
     debug_assert_eq!(src.len(), dst.len());
@@ -214,9 +214,7 @@ fn widen_f16_f16c(src: &[f16], dst: &mut [f32]) {
         unsafe { _mm256_storeu_ps(pd.add(i), load_f16x8(ps.add(i))) };
         i += 8;
     }
-    for (d, h) in dst[i..n].iter_mut().zip(&src[i..n]) {
-        *d = h.to_f32();
-    }
+    scalar::widen_f16(&src[i..n], &mut dst[i..n]);
 }
 
 /// Defines a pairwise `f32` kernel: `Σ step(aᵢ, bᵢ)` over the common prefix of `a` and `b`.

@@ -103,7 +103,8 @@ fn cosine_f16(q: &[f32], x: &[half::f16], inv: f32, k: &Kernels) -> f32 {
     if dot.is_finite() && inv >= f32::MIN_POSITIVE {
         (1.0 - dot * inv).clamp(0.0, 2.0)
     } else {
-        let wide: Vec<f32> = x.iter().map(|v| v.to_f32()).collect();
+        let mut wide = vec![0f32; x.len()];
+        (k.widen_f16)(x, &mut wide);
         crate::distance::cosine_f64(q, &wide)
     }
 }
@@ -208,7 +209,8 @@ fn scan_chunk(view: &FlatView<'_>, queries: &[f32], k: usize) -> Vec<Vec<Hit>> {
             RowSlice::F32(v) => v,
             RowSlice::F16(v) => {
                 wide.clear();
-                wide.extend(v.iter().map(|x| x.to_f32()));
+                wide.resize(v.len(), 0.0);
+                (kern.widen_f16)(v, &mut wide);
                 &wide
             }
         };
