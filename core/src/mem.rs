@@ -17,7 +17,7 @@
 //! it) *and* its own bound fits beside it, so writes stop `READ_RESERVE` short of the ceiling;
 //! a read that does not fit beside the reserve releases it and tries again. So after writes have
 //! filled the heap, every read whose bound is at most `READ_RESERVE - SLACK` (3 MiB: a search on
-//! up to ~750,000 records, whose visit marks take 4 bytes per record the first time) still
+//! up to millions of records, whose visited set takes one bit per record the first time) still
 //! works. A failed check releases the reserve too, so the error's own message has room; the next
 //! check takes it back when it can.
 //!

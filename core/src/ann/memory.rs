@@ -25,11 +25,12 @@ impl AnnIndex {
     }
 
     /// An upper bound of the bytes one search with list size `ef` for `k` results may allocate
-    /// (scratch growth, candidates, the top-k).
+    /// (scratch growth: the visited set's bit per node and its list of touched 64-bit words;
+    /// candidates, the top-k).
     pub fn search_headroom(&self, k: usize, ef: usize) -> usize {
         let ef = ef.min(self.len().max(1));
-        self.len()
-            .saturating_mul(4)
+        let n = self.len();
+        (n.div_ceil(8) + n.div_ceil(64) * 4)
             .saturating_add(ef.saturating_add(k.min(self.len())).saturating_mul(64))
     }
 

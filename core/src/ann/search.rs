@@ -136,9 +136,8 @@ impl AnnIndex {
                         let cands =
                             run_walk(&self.graph, &mut qd, ef, walk_scratch, restrict, deleted);
                         let cands = &cands[..cands.len().min(rerank)];
-                        rerank_into(view, prepared, cands, &mut top, |node| {
-                            let (est, bound) = codes.estimate_with_bound(pq, node);
-                            est - bound
+                        rerank_into(view, prepared, cands, &mut top, |est, node| {
+                            est - codes.bound(pq, node)
                         });
                         Ok(())
                     }
@@ -149,7 +148,7 @@ impl AnnIndex {
                 let mut qd = ExactQuery { view, q: prepared };
                 let cands = run_walk(&self.graph, &mut qd, ef, walk_scratch, restrict, deleted);
                 let cands = &cands[..cands.len().min(rerank)];
-                rerank_into(view, prepared, cands, &mut top, |_| f32::NEG_INFINITY);
+                rerank_into(view, prepared, cands, &mut top, |_, _| f32::NEG_INFINITY);
                 Ok(())
             }
         };
@@ -212,9 +211,8 @@ impl AnnIndex {
             }
             est.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
             let mut top = TopK::new(k);
-            rerank_into(view, prepared, &est, &mut top, |node| {
-                let (e, bound) = codes.estimate_with_bound(pq, node);
-                e - bound
+            rerank_into(view, prepared, &est, &mut top, |e, node| {
+                e - codes.bound(pq, node)
             });
             top.into_sorted()
         });
@@ -272,15 +270,18 @@ pub const RERANK_EPSILON0: f32 = 3.2;
 /// Rows prefetched ahead of the one being reranked.
 const RERANK_PREFETCH: usize = 4;
 
-/// Exact distances for `cands` (best estimate first) into `top`, skipping a candidate whose lower
-/// bound `lower(node)` already exceeds the k-th exact distance found so far; the rows of the next
-/// candidates are prefetched while one is scored.
+/// Exact distances for `cands` (`(estimate, node)`, best estimate first) into `top`, skipping a
+/// candidate whose lower bound `lower(estimate, node)` already exceeds the k-th exact distance
+/// found so far. The rows of the next candidates are prefetched while one is scored; a candidate
+/// is tested against its bound when its row would be prefetched (the k-th distance only falls
+/// once `top` is full, so one excluded then stays excluded: most skipped rows cost no memory
+/// traffic) and again when it is scored. A row's insertion sequence (the tie-break) is read only when its distance can enter.
 fn rerank_into(
     view: &FlatView<'_>,
     q: &[f32],
     cands: &[(f32, u32)],
     top: &mut TopK,
-    lower: impl Fn(u32) -> f32,
+    lower: impl Fn(f32, u32) -> f32,
 ) {
     // rows of a mapped file not read before: ask for all of them at once, so that their page
     // faults overlap (some are then skipped by their bound: a few reads wasted, once)
@@ -289,19 +290,39 @@ fn rerank_into(
             pages.will_need(node as usize);
         }
     }
-    for &(_, node) in cands.iter().take(RERANK_PREFETCH) {
-        view.prefetch(node as usize);
-    }
-    for (j, &(_, node)) in cands.iter().enumerate() {
-        if let Some(&(_, next)) = cands.get(j + RERANK_PREFETCH) {
-            view.prefetch(next as usize);
-        }
-        if let Some(worst) = top.worst() {
-            if lower(node) > worst {
-                continue;
+    let admitted = |top: &TopK, (est, node): (f32, u32)| match top.worst() {
+        Some(worst) => lower(est, node) <= worst,
+        None => true,
+    };
+    // candidates admitted and prefetched, not scored yet (a ring of RERANK_PREFETCH slots)
+    let mut ahead = [(0f32, 0u32); RERANK_PREFETCH];
+    let (mut head, mut len) = (0usize, 0usize);
+    let mut next = 0usize;
+    loop {
+        while len < RERANK_PREFETCH && next < cands.len() {
+            let c = cands[next];
+            next += 1;
+            if admitted(top, c) {
+                view.prefetch(c.1 as usize);
+                ahead[(head + len) % RERANK_PREFETCH] = c;
+                len += 1;
             }
         }
+        if len == 0 {
+            break;
+        }
+        let c = ahead[head];
+        head = (head + 1) % RERANK_PREFETCH;
+        len -= 1;
+        // the k-th distance may have fallen since the prefetch
+        if !admitted(top, c) {
+            continue;
+        }
+        let (_, node) = c;
         let i = node as usize;
-        top.push(view.distance(q, i), view.seqs[i], node);
+        let d = view.distance(q, i);
+        if top.worst().is_none_or(|w| d <= w) {
+            top.push(d, view.seqs[i], node);
+        }
     }
 }

@@ -38,21 +38,18 @@ where
         return &scratch.results;
     }
     let SearchScratch {
-        marks,
-        epoch,
+        visited,
         list,
         results,
         fresh,
         stats,
         ..
     } = scratch;
-    let epoch = *epoch;
     let mut distances = 0u64;
     let mut hops = 0u64;
     // the entry routes even when it fails the predicate (it is never returned)
     for &s in std::iter::once(&graph.entry).chain(seeds) {
-        if (s as usize) < n && marks[s as usize] != epoch {
-            marks[s as usize] = epoch;
+        if (s as usize) < n && visited.insert(s) {
             insert_sorted(list, ef, query.distance(s), s);
             distances += 1;
         }
@@ -64,10 +61,9 @@ where
         hops += 1;
         fresh.clear();
         'hood: for &v in graph.neighbors(cid) {
-            if v as usize >= n || marks[v as usize] == epoch {
+            if v as usize >= n || !visited.insert(v) {
                 continue;
             }
-            marks[v as usize] = epoch;
             if allow(v) {
                 fresh.push(v);
                 if fresh.len() >= MAX_FRESH {
@@ -76,8 +72,8 @@ where
                 continue;
             }
             for &w in graph.neighbors(v) {
-                if (w as usize) < n && marks[w as usize] != epoch && allow(w) {
-                    marks[w as usize] = epoch;
+                if (w as usize) < n && !visited.contains(w) && allow(w) {
+                    visited.insert(w);
                     fresh.push(w);
                     if fresh.len() >= MAX_FRESH {
                         break 'hood;

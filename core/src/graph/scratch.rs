@@ -9,18 +9,13 @@ pub struct SearchStats {
     pub hops: u64,
 }
 
-/// Working memory of [`search`](super::search): a visited set cleared in O(1) and the sorted
-/// candidate lists. Create one per thread and reuse it; once it has seen the largest graph and
-/// `ef`, a search allocates nothing.
-///
-/// Invariants: `marks[i] == epoch` iff node `i` was visited by the current search; `epoch` is
-/// never 0 while searching (0 is the "never visited" value, restored on wraparound).
+/// Working memory of [`search`](super::search): a visited set cleared in time proportional to
+/// what the last search touched and the sorted candidate lists. Create one per thread and reuse
+/// it; once it has seen the largest graph and `ef`, a search allocates nothing.
 #[derive(Clone, Debug, Default)]
 pub struct SearchScratch {
-    /// Visited marks, one generation stamp per node (4 bytes per node).
-    pub(crate) marks: Vec<u32>,
-    /// Current generation.
-    pub(crate) epoch: u32,
+    /// The nodes visited by the current search (one bit per node).
+    pub(crate) visited: Visited,
     /// Routing list: the `ef` best (distance, id) seen, ascending; bit 31 of the id marks an
     /// expanded entry during the walk.
     pub(crate) list: Vec<(f32, u32)>,
@@ -34,6 +29,60 @@ pub struct SearchScratch {
     /// Cold mode: the graph and the codes are read from a mapped file that may not be in
     /// memory yet, so the walk asks for pages ahead of use ([`SearchScratch::set_cold`]).
     pub(crate) cold: bool,
+}
+
+/// A set of node ids below `n`: one bit per node (12.5 KB for 100,000 nodes, so it stays in the
+/// L1 cache where per-node generation stamps would not), plus the list of the 64-bit words made
+/// non-zero since the last [`Visited::reset`], which clears only those.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Visited {
+    bits: Vec<u64>,
+    touched: Vec<u32>,
+}
+
+impl Visited {
+    /// Empties the set and makes room for ids below `n`.
+    #[inline]
+    pub(crate) fn reset(&mut self, n: usize) {
+        if self.touched.len() * 8 >= self.bits.len() {
+            self.bits.fill(0);
+        } else {
+            for &w in &self.touched {
+                self.bits[w as usize] = 0;
+            }
+        }
+        self.touched.clear();
+        let words = n.div_ceil(64);
+        if self.bits.len() < words {
+            self.bits.resize(words, 0);
+        }
+    }
+
+    /// Adds `v` (< the `n` of the last reset); true if it was not in the set.
+    #[inline]
+    pub(crate) fn insert(&mut self, v: u32) -> bool {
+        let (w, m) = ((v >> 6) as usize, 1u64 << (v & 63));
+        let word = &mut self.bits[w];
+        if *word & m != 0 {
+            return false;
+        }
+        if *word == 0 {
+            self.touched.push(w as u32);
+        }
+        *word |= m;
+        true
+    }
+
+    /// Whether `v` (< the `n` of the last reset) is in the set.
+    #[inline]
+    pub(crate) fn contains(&self, v: u32) -> bool {
+        self.bits[(v >> 6) as usize] & (1u64 << (v & 63)) != 0
+    }
+
+    /// Heap bytes held.
+    pub(crate) fn bytes(&self) -> usize {
+        self.bits.capacity() * 8 + self.touched.capacity() * 4
+    }
 }
 
 /// Bit 31 of a list id: "already expanded". Node ids are therefore < 2³¹.
@@ -57,7 +106,7 @@ impl SearchScratch {
     /// A scratch pre-sized for graphs of up to `n` nodes and lists of `ef` entries.
     pub fn with_capacity(n: usize, ef: usize) -> Self {
         let mut s = Self::default();
-        s.marks.resize(n, 0);
+        s.visited.reset(n);
         s.list.reserve(ef + 1);
         s.results.reserve(ef + 1);
         s
@@ -70,21 +119,14 @@ impl SearchScratch {
 
     /// Heap bytes held by this scratch.
     pub fn bytes(&self) -> usize {
-        self.marks.capacity() * 4
+        self.visited.bytes()
             + (self.list.capacity() + self.results.capacity() + self.expanded.capacity()) * 8
     }
 
     /// Starts a search over `n` nodes with lists of `ef` entries: new generation, empty lists.
     #[inline]
     pub(crate) fn begin(&mut self, n: usize, ef: usize) {
-        if self.marks.len() < n {
-            self.marks.resize(n, 0);
-        }
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
-            self.marks.fill(0);
-            self.epoch = 1;
-        }
+        self.visited.reset(n);
         self.list.clear();
         self.results.clear();
         self.expanded.clear();
@@ -95,12 +137,6 @@ impl SearchScratch {
             self.results.reserve(ef + 1);
         }
         self.stats = SearchStats::default();
-    }
-
-    /// Tests: jump to generation `e` (to exercise the wraparound).
-    #[cfg(test)]
-    pub(crate) fn epoch_for_tests(&mut self, e: u32) {
-        self.epoch = e;
     }
 }
 

@@ -71,8 +71,7 @@ pub(crate) fn walk<Q, F, const FILTERED: bool, const RECORD: bool>(
         return;
     }
     let SearchScratch {
-        marks,
-        epoch,
+        visited,
         list,
         results,
         expanded,
@@ -81,8 +80,7 @@ pub(crate) fn walk<Q, F, const FILTERED: bool, const RECORD: bool>(
         cold,
     } = scratch;
     let cold = *cold;
-    let epoch = *epoch;
-    marks[entry as usize] = epoch;
+    visited.insert(entry);
     let d = query.distance(entry);
     let mut distances = 1u64;
     let mut hops = 0u64;
@@ -98,6 +96,10 @@ pub(crate) fn walk<Q, F, const FILTERED: bool, const RECORD: bool>(
             expanded.push((cd, cid));
         }
         hops += 1;
+        // the adjacency of the next candidate, read while this one's neighbours are scored
+        if let Some(&(_, next)) = list[cursor + 1..].iter().find(|c| c.1 & EXPANDED == 0) {
+            graph.prefetch(next);
+        }
         if cold {
             // the adjacency of the candidates likely to be expanded next
             for &(_, id) in list[cursor + 1..]
@@ -116,9 +118,7 @@ pub(crate) fn walk<Q, F, const FILTERED: bool, const RECORD: bool>(
             if v as usize >= n {
                 continue;
             }
-            let m = &mut marks[v as usize];
-            if *m != epoch {
-                *m = epoch;
+            if visited.insert(v) {
                 fresh.push(v);
             }
         }
@@ -160,10 +160,11 @@ pub(crate) fn walk<Q, F, const FILTERED: bool, const RECORD: bool>(
 const COLD_LOOKAHEAD: usize = 3;
 
 /// How many neighbours ahead of use [`QueryDistance::prefetch`] is called. Natively a prefetch
-/// instruction is issued 2 ahead. wasm32 has none: its stand-in is a real (volatile) load, so all
+/// instruction is issued 8 ahead (minilm384 100k, ef 64, one thread: 2 ahead was measurably
+/// slower, all up front no faster). wasm32 has none: its stand-in is a real (volatile) load, so all
 /// fresh neighbours are touched up front, letting their cache misses overlap with one another
 /// instead of stalling one at a time.
 #[cfg(not(target_arch = "wasm32"))]
-const PREFETCH_AHEAD: usize = 2;
+const PREFETCH_AHEAD: usize = 8;
 #[cfg(target_arch = "wasm32")]
 const PREFETCH_AHEAD: usize = usize::MAX;

@@ -193,6 +193,16 @@ impl Graph {
         &self.adj[s + 1..s + 1 + d]
     }
 
+    /// Asks the CPU to start loading `node`'s adjacency row into cache (e.g. the next candidate
+    /// of a walk while the current one is expanded). Only a hint; nothing for an id out of range.
+    #[inline]
+    pub fn prefetch(&self, node: u32) {
+        let s = node as usize * self.stride;
+        if let Some(row) = self.adj.get(s..s + self.stride) {
+            crate::region::prefetch(row);
+        }
+    }
+
     /// Asks the medium for `node`'s adjacency row ahead of use when the graph is read from a
     /// mapped file (`Region::will_need`); nothing for a graph in memory or an id out of range.
     #[inline]

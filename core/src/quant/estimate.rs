@@ -168,6 +168,22 @@ impl RabitqIndex {
         (est, error * pq.g_err + rescale.abs() * pq.g_qerr)
     }
 
+    /// The error bound `b` of [`RabitqIndex::estimate_with_bound`] alone, for a caller that
+    /// already holds the estimate (a walk's candidate list): reads only vector `i`'s factors,
+    /// computes no inner product.
+    ///
+    /// # Panics
+    /// As [`RabitqIndex::estimate`].
+    #[inline]
+    #[must_use]
+    pub fn bound(&self, pq: &PreparedQuery, i: u32) -> f32 {
+        let rec = self.record(i as usize);
+        let f = &rec[self.bits * self.words..];
+        let rescale = f32::from_bits((f[0] >> 32) as u32);
+        let error = f32::from_bits((f[1] >> 32) as u32);
+        error * pq.g_err + rescale.abs() * pq.g_qerr
+    }
+
     /// Estimates for several vectors: `out[j] = estimate(pq, ids[j])`.
     ///
     /// # Panics
