@@ -26,6 +26,7 @@
 //! | `portable` | everywhere | `u64::count_ones` (one `cnt`/`i64.popcnt` on aarch64/wasm32; a bit-twiddling sequence on x86-64 without POPCNT) |
 //! | `popcnt` | x86-64 with POPCNT detected at run time | `x86.rs`: the same loops compiled with `#[target_feature(enable = "popcnt")]` |
 //! | `avx2` | x86-64 with AVX2 and POPCNT | `x86.rs`: data bits expanded to byte masks, `vpmaddubsw` against the query bytes (cost independent of `qbits`) |
+//! | `avx512-vpopcntdq` | x86-64 with AVX-512F and VPOPCNTDQ (and the `avx2` set's features) | `x86.rs`: the plane pairs eight words at a time (`vpandq` + `vpopcntq`), the `avx2` byte kernel for many query planes |
 //! | `wasm-simd128` | wasm32 built with `+simd128` (tested; not chosen, slower than `portable` in V8) | `wasm.rs`: `v128.and` + `i8x16.popcnt`, two words at a time |
 //!
 //! Each set is a table of 64 functions, one per (`bits`, `qbits`): for each data plane, a loop
@@ -272,9 +273,15 @@ mod tests {
         if std::is_x86_feature_detected!("popcnt")
             && std::env::var(crate::distance::KERNEL_ENV_VAR).is_err()
         {
+            let avx2 = std::is_x86_feature_detected!("avx2");
+            let avx512 = avx2
+                && std::is_x86_feature_detected!("avx512f")
+                && std::is_x86_feature_detected!("avx512vpopcntdq");
             assert_eq!(
                 name,
-                if std::is_x86_feature_detected!("avx2") {
+                if avx512 {
+                    "avx512-vpopcntdq"
+                } else if avx2 {
                     "avx2"
                 } else {
                     "popcnt"

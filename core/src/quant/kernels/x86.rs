@@ -17,10 +17,18 @@
 //!   (5, 8) 130 / 80; (8, 7) 180 / 129. So the `avx2` table uses the POPCNT kernel for
 //!   `qbits ≤ 4` (≤ 5 at 1 bit) and for (8, 8), the byte kernel otherwise.
 //!
-//! Safety design: the `#[target_feature]` bodies are reachable only through the [`POPCNT`] and
-//! [`AVX2`] tables, which [`available`] hands out only after `is_x86_feature_detected!` confirmed
-//! every feature the table's functions enable. The only other `unsafe` operations are unaligned
-//! 32-byte loads from slices of exactly 32 bytes.
+//! * `avx512-vpopcntdq`: the plane-pair sums eight words at a time (`VPANDQ` + `VPOPCNTQ` + a
+//!   shift by the query plane's weight per query plane and group of 8 words, masked loads for
+//!   the tail). Faster than both others for every (`bits`, `qbits`) measured at 384-d (ns per
+//!   estimate, codes in cache, `rabitq_kbench`, AMD EPYC family 26): (1, 4) 6.6 against 9.1 for
+//!   `popcnt` / `avx2`; (1, 8) 8.4 / 9.4 (`avx2`); (4, 4) 17.5 / 27.2; (4, 8) 22.4 / 28.0; (8, 8)
+//!   44.3 / 91.4.
+//!
+//! Safety design: the `#[target_feature]` bodies are reachable only through the [`POPCNT`],
+//! [`AVX2`] and [`AVX512`] tables, which [`available`] hands out only after
+//! `is_x86_feature_detected!` confirmed every feature the table's functions enable. The only other
+//! `unsafe` operations are unaligned 32-byte loads from slices of exactly 32 bytes and masked
+//! 512-bit loads of at most the slice's words.
 
 use core::arch::x86_64::*;
 
@@ -38,6 +46,13 @@ static AVX2: BitKernels = BitKernels {
     ip: ip_table!(ip_avx2),
 };
 
+/// The `avx512-vpopcntdq` set. Requires `avx512f` and `avx512vpopcntdq` (offered only where the
+/// `avx2` set is, so that it stays the last, best, set).
+static AVX512: BitKernels = BitKernels {
+    name: "avx512-vpopcntdq",
+    ip: ip_table!(ip_avx512),
+};
+
 /// The x86-64 sets usable on this CPU, weakest first (the portable set is not included).
 pub(super) fn available() -> Vec<&'static BitKernels> {
     let mut sets = Vec::new();
@@ -45,9 +60,58 @@ pub(super) fn available() -> Vec<&'static BitKernels> {
         sets.push(&POPCNT);
         if is_x86_feature_detected!("avx2") {
             sets.push(&AVX2);
+            if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vpopcntdq") {
+                sets.push(&AVX512);
+            }
         }
     }
     sets
+}
+
+fn ip_avx512<const B: usize, const QB: usize>(code: &[u64], query: &QueryCode<'_>) -> u64 {
+    // SAFETY: reachable only through `AVX512`, which `available` returns only after
+    // `is_x86_feature_detected!` confirmed `avx512f` and `avx512vpopcntdq`.
+    unsafe { ip_avx512_planes::<B, QB>(code, query.planes) }
+}
+
+/// `Σ uᵢ·qᵢ` as [`ip_planes`] computes it, eight words at a time: for each data plane and each
+/// group of up to 8 words (a masked 512-bit load: no read past the slices), `VPANDQ` with each
+/// query plane's words, `VPOPCNTQ`, shifted by the query plane's weight and added into one vector
+/// of 8 lane sums per data plane; one horizontal sum per data plane at the end.
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+fn ip_avx512_planes<const B: usize, const QB: usize>(code: &[u64], planes: &[u64]) -> u64 {
+    let words = planes.len() / QB;
+    debug_assert_eq!(code.len(), B * words);
+    let mut total = 0u64;
+    for a in 0..B {
+        let plane = &code[a * words..(a + 1) * words];
+        let mut acc = _mm512_setzero_si512();
+        let mut w = 0;
+        while w < words {
+            let n = (words - w).min(8);
+            let mask: __mmask8 = if n == 8 { 0xFF } else { (1u8 << n) - 1 };
+            let c = load_words(&plane[w..w + n], mask);
+            for b in 0..QB {
+                let q = load_words(&planes[b * words + w..b * words + w + n], mask);
+                let cnt = _mm512_popcnt_epi64(_mm512_and_si512(c, q));
+                acc = _mm512_add_epi64(acc, _mm512_sllv_epi64(cnt, _mm512_set1_epi64(b as i64)));
+            }
+            w += n;
+        }
+        total += (_mm512_reduce_add_epi64(acc) as u64) << (B - 1 - a);
+    }
+    total
+}
+
+/// The `words.len()` (≤ 8) words of `words` in the low lanes of a vector, zeros above (`mask`
+/// has one bit per word).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_words(words: &[u64], mask: __mmask8) -> __m512i {
+    debug_assert!(words.len() <= 8 && u32::from(mask) == (1u32 << words.len()) - 1);
+    // SAFETY: the mask selects exactly `words.len()` lanes, so only the bytes of `words` are
+    // read (masked-off lanes are not accessed and cannot fault); no alignment is required.
+    unsafe { _mm512_maskz_loadu_epi64(mask, words.as_ptr().cast()) }
 }
 
 fn ip_popcnt<const B: usize, const QB: usize>(code: &[u64], query: &QueryCode<'_>) -> u64 {
