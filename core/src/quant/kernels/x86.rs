@@ -19,10 +19,12 @@
 //!
 //! * `avx512-vpopcntdq`: the plane-pair sums eight words at a time (`VPANDQ` + `VPOPCNTQ` + a
 //!   shift by the query plane's weight per query plane and group of 8 words, masked loads for
-//!   the tail). Faster than both others for every (`bits`, `qbits`) measured at 384-d (ns per
-//!   estimate, codes in cache, `rabitq_kbench`, AMD EPYC family 26): (1, 4) 6.6 against 9.1 for
-//!   `popcnt` / `avx2`; (1, 8) 8.4 / 9.4 (`avx2`); (4, 4) 17.5 / 27.2; (4, 8) 22.4 / 28.0; (8, 8)
-//!   44.3 / 91.4.
+//!   the tail) into one vector of lane sums, one horizontal sum per estimate. Measured (ns per
+//!   estimate, codes in cache, `rabitq_kbench`, AMD EPYC family 26), against the better of
+//!   `popcnt` / `avx2`: at 384-d (6 words) (1, 4) 6.4 / 9.5, (1, 8) 8.5 / 9.6, (4, 4) 10.5 /
+//!   28.4, (8, 8) 29.7 / 94.4; at 128-d (2 words) (1, 4) 6.2 / 5.4, (4, 4) 9.0 / 12.6, (4, 7)
+//!   13.3 / 13.0, (5, 8) 20.2 / 15.3; at 64-d (1 word) (1, 4) 6.6 / 5.0, (4, 4) 9.4 / 9.6, (4, 8)
+//!   16.4 / 9.0. So codes of one or two words (up to 128 dimensions) use the `avx2` set's kernels.
 //!
 //! Safety design: the `#[target_feature]` bodies are reachable only through the [`POPCNT`],
 //! [`AVX2`] and [`AVX512`] tables, which [`available`] hands out only after
@@ -69,38 +71,44 @@ pub(super) fn available() -> Vec<&'static BitKernels> {
 }
 
 fn ip_avx512<const B: usize, const QB: usize>(code: &[u64], query: &QueryCode<'_>) -> u64 {
+    // Short codes (up to 128 dimensions): the vector's horizontal sum costs about what it saves
+    // (measured; module docs), so the `avx2` set's choice serves them.
+    let words = query.planes.len() / QB;
+    if words < 3 {
+        return ip_avx2::<B, QB>(code, query);
+    }
     // SAFETY: reachable only through `AVX512`, which `available` returns only after
     // `is_x86_feature_detected!` confirmed `avx512f` and `avx512vpopcntdq`.
     unsafe { ip_avx512_planes::<B, QB>(code, query.planes) }
 }
 
-/// `Σ uᵢ·qᵢ` as [`ip_planes`] computes it, eight words at a time: for each data plane and each
-/// group of up to 8 words (a masked 512-bit load: no read past the slices), `VPANDQ` with each
-/// query plane's words, `VPOPCNTQ`, shifted by the query plane's weight and added into one vector
-/// of 8 lane sums per data plane; one horizontal sum per data plane at the end.
+/// `Σ uᵢ·qᵢ` as [`ip_planes`] computes it, eight words at a time: for each group of up to 8 words
+/// (masked 512-bit loads: no read past the slices), each data plane's words `VPANDQ` each query
+/// plane's, `VPOPCNTQ`, shifted by the pair's weight and added into one vector of 8 lane sums;
+/// one horizontal sum at the end.
 #[target_feature(enable = "avx512f,avx512vpopcntdq")]
 fn ip_avx512_planes<const B: usize, const QB: usize>(code: &[u64], planes: &[u64]) -> u64 {
     let words = planes.len() / QB;
     debug_assert_eq!(code.len(), B * words);
-    let mut total = 0u64;
-    for a in 0..B {
-        let plane = &code[a * words..(a + 1) * words];
-        let mut acc = _mm512_setzero_si512();
-        let mut w = 0;
-        while w < words {
-            let n = (words - w).min(8);
-            let mask: __mmask8 = if n == 8 { 0xFF } else { (1u8 << n) - 1 };
-            let c = load_words(&plane[w..w + n], mask);
-            for b in 0..QB {
-                let q = load_words(&planes[b * words + w..b * words + w + n], mask);
-                let cnt = _mm512_popcnt_epi64(_mm512_and_si512(c, q));
-                acc = _mm512_add_epi64(acc, _mm512_sllv_epi64(cnt, _mm512_set1_epi64(b as i64)));
+    let mut acc = _mm512_setzero_si512();
+    let mut w = 0;
+    while w < words {
+        let n = (words - w).min(8);
+        let mask: __mmask8 = if n == 8 { 0xFF } else { (1u8 << n) - 1 };
+        let q: [__m512i; QB] =
+            std::array::from_fn(|b| load_words(&planes[b * words + w..b * words + w + n], mask));
+        for a in 0..B {
+            let c = load_words(&code[a * words + w..a * words + w + n], mask);
+            for (b, &qb) in q.iter().enumerate() {
+                let cnt = _mm512_popcnt_epi64(_mm512_and_si512(c, qb));
+                // weight 2^(B−1−a+b): at most 2^14 × 64 per lane and word group, no overflow
+                let shift = _mm512_set1_epi64((B - 1 - a + b) as i64);
+                acc = _mm512_add_epi64(acc, _mm512_sllv_epi64(cnt, shift));
             }
-            w += n;
         }
-        total += (_mm512_reduce_add_epi64(acc) as u64) << (B - 1 - a);
+        w += n;
     }
-    total
+    _mm512_reduce_add_epi64(acc) as u64
 }
 
 /// The `words.len()` (≤ 8) words of `words` in the low lanes of a vector, zeros above (`mask`
