@@ -37,6 +37,7 @@ const WRITERS = {
   'write-syscalls': 'node bench/write-syscalls.mjs [--horosvec MODULE --label TEXT] >> bench-results/write-syscalls/<rev>.jsonl',
   'segments-open': 'node bench/segments.mjs --phase open',
   'snapshot-load': 'node bench/snapshot-load.mjs',
+  'f16-vs-f32': 'node bench/f16-vs-f32.mjs [--rounds 5] >> bench-results/f16-vs-f32/<rev>.jsonl',
   checksum: 'node bench/checksum.mjs >> bench-results/checksum/<rev>.jsonl',
   'page-open': 'node bench/page-open.mjs [--runs 10] [--repeat] [--cold-browser] [--variant NAME|QUERY|PATH=FILE|$VAR=VALUE ...]',
   'page-trace': 'node bench/page-trace.mjs [--runs 3] [--keep DIR]',
