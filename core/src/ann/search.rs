@@ -275,7 +275,8 @@ const RERANK_PREFETCH: usize = 4;
 /// found so far. The rows of the next candidates are prefetched while one is scored; a candidate
 /// is tested against its bound when its row would be prefetched (the k-th distance only falls
 /// once `top` is full, so one excluded then stays excluded: most skipped rows cost no memory
-/// traffic) and again when it is scored. A row's insertion sequence (the tie-break) is read only when its distance can enter.
+/// traffic) and again when it is scored. A row's insertion sequence (the tie-break) is read only
+/// when its distance can enter.
 fn rerank_into(
     view: &FlatView<'_>,
     q: &[f32],

@@ -162,10 +162,7 @@ impl RabitqIndex {
         );
         let (code, f) = rec.split_at(self.bits * self.words);
         let s = (pq.ip)(code, &pq.code());
-        let est = combine(pq, s, f[0], f[1]);
-        let rescale = f32::from_bits((f[0] >> 32) as u32);
-        let error = f32::from_bits((f[1] >> 32) as u32);
-        (est, error * pq.g_err + rescale.abs() * pq.g_qerr)
+        (combine(pq, s, f[0], f[1]), bound_of(pq, f[0], f[1]))
     }
 
     /// The error bound `b` of [`RabitqIndex::estimate_with_bound`] alone, for a caller that
@@ -173,15 +170,12 @@ impl RabitqIndex {
     /// computes no inner product.
     ///
     /// # Panics
-    /// As [`RabitqIndex::estimate`].
+    /// If `i >= len()`.
     #[inline]
     #[must_use]
     pub fn bound(&self, pq: &PreparedQuery, i: u32) -> f32 {
-        let rec = self.record(i as usize);
-        let f = &rec[self.bits * self.words..];
-        let rescale = f32::from_bits((f[0] >> 32) as u32);
-        let error = f32::from_bits((f[1] >> 32) as u32);
-        error * pq.g_err + rescale.abs() * pq.g_qerr
+        let f = &self.record(i as usize)[self.bits * self.words..];
+        bound_of(pq, f[0], f[1])
     }
 
     /// Estimates for several vectors: `out[j] = estimate(pq, ids[j])`.
@@ -194,6 +188,15 @@ impl RabitqIndex {
             *o = self.estimate(pq, i);
         }
     }
+}
+
+/// `error·g_err + |rescale|·g_qerr`: the bound of [`RabitqIndex::estimate_with_bound`] from a
+/// record's two factor words.
+#[inline(always)]
+fn bound_of(pq: &PreparedQuery, f0: u64, f1: u64) -> f32 {
+    let rescale = f32::from_bits((f0 >> 32) as u32);
+    let error = f32::from_bits((f1 >> 32) as u32);
+    error * pq.g_err + rescale.abs() * pq.g_qerr
 }
 
 /// `add + g_add + rescale·(Δ/2)·(2S − k_sum) + lo·sum_y` (module docs).

@@ -26,7 +26,7 @@
 //! | `portable` | everywhere | `u64::count_ones` (one `cnt`/`i64.popcnt` on aarch64/wasm32; a bit-twiddling sequence on x86-64 without POPCNT) |
 //! | `popcnt` | x86-64 with POPCNT detected at run time | `x86.rs`: the same loops compiled with `#[target_feature(enable = "popcnt")]` |
 //! | `avx2` | x86-64 with AVX2 and POPCNT | `x86.rs`: data bits expanded to byte masks, `vpmaddubsw` against the query bytes (cost independent of `qbits`) |
-//! | `avx512-vpopcntdq` | x86-64 with AVX-512F and VPOPCNTDQ (and the `avx2` set's features) | `x86.rs`: the plane pairs eight words at a time (`vpandq` + `vpopcntq`), the `avx2` byte kernel for many query planes |
+//! | `avx512-vpopcntdq` | x86-64 with AVX-512F and VPOPCNTDQ (and the `avx2` set's features) | `x86.rs`: the plane pairs eight words at a time (`vpandq` + `vpopcntq`); one-word codes with the query planes side by side; two-word codes by the `avx2` set's choice |
 //! | `wasm-simd128` | wasm32 built with `+simd128` (tested; not chosen, slower than `portable` in V8) | `wasm.rs`: `v128.and` + `i8x16.popcnt`, two words at a time |
 //!
 //! Each set is a table of 64 functions, one per (`bits`, `qbits`): for each data plane, a loop

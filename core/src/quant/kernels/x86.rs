@@ -74,19 +74,18 @@ pub(super) fn available() -> Vec<&'static BitKernels> {
 }
 
 fn ip_avx512<const B: usize, const QB: usize>(code: &[u64], query: &QueryCode<'_>) -> u64 {
-    // Short codes (up to 128 dimensions): the vector's horizontal sum costs about what it saves
-    // (measured; module docs), so the `avx2` set's choice serves them.
+    // By the code's width (measured; module docs): one word, the query planes side by side; two
+    // words, where the vector's horizontal sum costs about what it saves, the `avx2` set's
+    // choice; three and more, eight words at a time.
     let words = query.planes.len() / QB;
-    if words == 1 {
-        // SAFETY: as below.
-        return unsafe { ip_avx512_one_word::<B, QB>(code, query.planes) };
+    match words {
+        // SAFETY: reachable only through `AVX512`, which `available` returns only after
+        // `is_x86_feature_detected!` confirmed `avx512f` and `avx512vpopcntdq`.
+        1 => unsafe { ip_avx512_one_word::<B, QB>(code, query.planes) },
+        2 => ip_avx2::<B, QB>(code, query),
+        // SAFETY: as for the one-word kernel.
+        _ => unsafe { ip_avx512_planes::<B, QB>(code, query.planes) },
     }
-    if words < 3 {
-        return ip_avx2::<B, QB>(code, query);
-    }
-    // SAFETY: reachable only through `AVX512`, which `available` returns only after
-    // `is_x86_feature_detected!` confirmed `avx512f` and `avx512vpopcntdq`.
-    unsafe { ip_avx512_planes::<B, QB>(code, query.planes) }
 }
 
 /// Codes of one word per plane (up to 64 dimensions): the `QB` query planes side by side in one
